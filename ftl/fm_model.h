@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * fm_model.h - the one interface between a transport (pmd/) and a device
+ * model (ftl/).
+ *
+ * A transport validates a request against the device (sector range, data
+ * length, direction), translates the guest buffers to host virtual addresses
+ * and hands the model a struct fm_req.  The model copies the data at once and
+ * says when the request would have finished on the modelled device.  The
+ * transport posts the completion no earlier than that time.
+ *
+ * Nothing here knows about virtio, and nothing here knows about NAND.
+ *
+ * Units: offsets and lengths in bytes, times in nanoseconds of a monotonic
+ * clock owned by the transport (it passes now_ns to every call).
+ */
+#ifndef FM_MODEL_H
+#define FM_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Request operations a model serves. */
+enum fm_op {
+	FM_OP_READ = 0,
+	FM_OP_WRITE,
+	FM_OP_FLUSH,
+	FM_OP_DISCARD,
+	FM_OP_WRITE_ZEROES,
+};
+
+/* FM_REQ_UNMAP: write-zeroes may deallocate (virtio-blk WRITE_ZEROES_FLAG_UNMAP). */
+#define FM_REQ_UNMAP (1u << 0)
+
+/* One host-virtual data segment (already translated from guest memory). */
+struct fm_iov {
+	void *base;
+	uint32_t len; /* bytes */
+};
+
+/* Maximum segments in one request handed to a model. */
+#define FM_REQ_MAX_IOV 256
+
+/*
+ * A request, already validated by the transport:
+ *  - offset + len lies inside the device (bytes);
+ *  - for READ/WRITE the iov lengths add up to len exactly;
+ *  - offset and len are multiples of 512.
+ */
+struct fm_req {
+	enum fm_op op;
+	uint32_t flags;           /* FM_REQ_* */
+	uint64_t offset;          /* bytes from the start of the device */
+	uint64_t len;             /* bytes */
+	const struct fm_iov *iov; /* READ/WRITE only */
+	uint32_t iovcnt;
+};
+
+/* One "key=value" device option the daemon did not consume itself. */
+struct fm_kv {
+	const char *key;
+	const char *val;
+};
+
+/*
+ * What a model gets to configure itself.  The daemon fills every field it
+ * knows; a model may derive capacity_bytes (e.g. from NAND geometry with
+ * op_pcent) in configure() when capacity_set is false.
+ */
+struct fm_model_config {
+	uint64_t capacity_bytes; /* exposed capacity, bytes */
+	bool capacity_set;       /* the user gave devsz_mb */
+	uint32_t blk_size;       /* logical block size, bytes (512 or 4096) */
+	int mbe_node;            /* NUMA node for the model's tables, -1 = any */
+	const struct fm_kv *kv;  /* model-specific keys */
+	unsigned nkv;
+	void *priv; /* set by configure(): the model's parsed parameters */
+};
+
+/* Status a model returns from submit(). */
+enum fm_status {
+	FM_S_OK = 0,
+	FM_S_IOERR = 1,
+	FM_S_UNSUPP = 2,
+};
+
+struct fm_model; /* opaque, one per device */
+
+struct fm_model_ops {
+	const char *name; /* "nossd", "bbssd" */
+	int femu_mode;    /* FEMU's femu_mode value */
+
+	/*
+	 * Parse and check the model's keys in cfg->kv and derive what the
+	 * model decides (capacity when !capacity_set).  On error return a
+	 * negative errno and write a message naming the key and the value to
+	 * err.  Must not allocate device memory; may set cfg->priv (freed
+	 * with free() by the caller if create() is never called).
+	 */
+	int (*configure)(struct fm_model_config *cfg, char *err, size_t errlen);
+
+	/*
+	 * Create the model over the device's data region (capacity_bytes long,
+	 * already allocated, pre-faulted and on the right node).  Takes
+	 * ownership of cfg->priv.
+	 */
+	int (*create)(struct fm_model_config *cfg, void *data, struct fm_model **out, char *err,
+		      size_t errlen);
+
+	void (*destroy)(struct fm_model *m);
+
+	/*
+	 * Serve a request: move the data now, and return in *due_ns the
+	 * absolute time (the now_ns clock) at which the request completes
+	 * on the modelled device; a value <= now_ns means "complete now".
+	 *
+	 * single_writer: if true the transport guarantees that submit() of one
+	 * model is only ever called from one thread at a time (all of the
+	 * device's queues are on one poller).  Models that keep mutable state
+	 * per request (FTL) must set it; NoSSD leaves it false.
+	 */
+	enum fm_status (*submit)(struct fm_model *m, const struct fm_req *req, uint64_t now_ns,
+				 uint64_t *due_ns);
+
+	/* Print counters (one "key value" pair per line) to out. */
+	void (*stats)(struct fm_model *m, FILE *out);
+
+	bool single_writer;
+};
+
+/* Registered models, looked up by femu_mode; NULL when not supported. */
+const struct fm_model_ops *fm_model_find(int femu_mode);
+
+extern const struct fm_model_ops fm_nossd_ops;
+extern const struct fm_model_ops fm_bbssd_ops;
+
+/*
+ * Shared data movers over the device's data region: copy between the
+ * request's iov and data + req->offset.  Used by every model.
+ */
+void fm_data_read(const void *data, const struct fm_req *req);
+void fm_data_write(void *data, const struct fm_req *req);
+void fm_data_zero(void *data, uint64_t offset, uint64_t len);
+
+#endif /* FM_MODEL_H */

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * pmd.h - public interface of the vhost-user-blk poll-mode driver.
+ *
+ * The daemon creates one pmd_blk per --dev.  The pmd registers the socket
+ * with rte_vhost, answers the vhost-user control messages (features, config
+ * space, vring state) and hands every enabled virtqueue to exactly one
+ * poller.  Pollers run on EAL worker lcores (or on the main lcore when it is
+ * the only one) and call the device model through struct fm_model_ops.
+ *
+ * Units: sizes in bytes unless a name says sectors (512 B); times in ns.
+ */
+#ifndef PMD_H
+#define PMD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "ftl/fm_model.h"
+
+#define PMD_MAX_QUEUES 64
+#define PMD_MAX_POLLERS 128
+#define PMD_SERIAL_LEN 20 /* VIRTIO_BLK_ID_BYTES */
+
+/* What a device offers to the frontend. */
+struct pmd_blk_params {
+	const char *path;        /* unix socket path (server) */
+	mode_t sock_mode;        /* permission bits of the socket, e.g. 0600 */
+	unsigned queues;         /* virtqueues offered, 1..PMD_MAX_QUEUES */
+	uint32_t blk_size;       /* logical block size, bytes: 512 or 4096 */
+	uint64_t capacity_bytes; /* multiple of blk_size */
+	char serial[PMD_SERIAL_LEN + 1];
+	bool readonly;
+};
+
+struct pmd_blk; /* one vhost-user-blk device */
+
+/*
+ * Set up the pollers: lcore ids of the EAL lcores that poll.  Call once after
+ * rte_eal_init() and before pmd_blk_create().  When main_polls is true the
+ * main lcore is the (only) poller and pmd_poller_run_main() must be called
+ * from it.
+ */
+int pmd_init(const unsigned *lcores, unsigned n, bool main_polls);
+
+/*
+ * Create a device and start listening on params->path.  A path in use by a
+ * live listener is refused (-EADDRINUSE); a stale socket file is replaced.
+ * The model's submit() is called from pollers; when ops->single_writer is
+ * set all of the device's queues go to one poller.
+ * On error returns a negative errno and writes a message to err.
+ */
+int pmd_blk_create(const struct pmd_blk_params *params, const struct fm_model_ops *ops,
+		   struct fm_model *model, struct pmd_blk **out, char *err, size_t errlen);
+
+/*
+ * Stop accepting connections, let in-flight requests complete, detach every
+ * queue from its poller and unregister the socket.  Safe while pollers run.
+ */
+void pmd_blk_destroy(struct pmd_blk *dev);
+
+/* Launch pollers on the worker lcores (rte_eal_remote_launch). */
+int pmd_pollers_start(void);
+
+/*
+ * Poll on the calling (main) lcore until pmd_pollers_stop() is called
+ * (main_polls mode only).  Control work (signals) must then be done from
+ * other threads; the pmd never blocks here.
+ */
+void pmd_poller_run_main(void);
+
+/* Ask every poller to return, and wait for the worker lcores. */
+void pmd_pollers_stop(void);
+
+/* Print per-device, per-queue counters (requests, kicks, calls, errors, late completions). */
+void pmd_stats(FILE *out);
+
+#endif /* PMD_H */
