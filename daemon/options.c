@@ -1,0 +1,366 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * options.c - parsing and checking of femud's command line.  Owns the
+ * daemon's --dev keys (path, devsz_mb, femu_mode, queues, secsz, serial,
+ * readonly, sock_mode); every other key is handed to the device model's
+ * configure() so that model options are checked before anything starts.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/options.h"
+
+#define MB (1ull << 20)
+
+/* Strict decimal (or 0x / 0 octal with base 0) unsigned parse, whole string. */
+static int opt_u64(const char *s, int base, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (s == NULL || *s == '\0' || *s == '-' || *s == '+')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, base);
+	if (errno != 0 || *end != '\0')
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static int dev_bad(char *err, size_t errlen, const char *key, const char *val, const char *why)
+{
+	snprintf(err, errlen, "--dev: bad value '%s' for key '%s': %s", val, key, why);
+	return -EINVAL;
+}
+
+static int dev_uint(const char *key, const char *val, uint64_t lo, uint64_t hi, uint64_t *out,
+		    char *err, size_t errlen)
+{
+	char why[96];
+
+	if (opt_u64(val, 10, out) != 0 || *out < lo || *out > hi) {
+		snprintf(why, sizeof(why), "expected an integer from %llu to %llu",
+			 (unsigned long long)lo, (unsigned long long)hi);
+		return dev_bad(err, errlen, key, val, why);
+	}
+	return 0;
+}
+
+static void dev_defaults(struct femud_dev_opts *d)
+{
+	d->devsz_mb = FEMUD_DEFAULT_DEVSZ_MB;
+	d->femu_mode = FEMUD_DEFAULT_FEMU_MODE;
+	d->queues = FEMUD_DEFAULT_QUEUES;
+	d->secsz = 512;
+	d->sock_mode = 0600;
+	snprintf(d->serial, sizeof(d->serial), "femud");
+}
+
+/* One daemon key; returns 1 when the key is not the daemon's. */
+static int dev_key(struct femud_dev_opts *d, const char *key, const char *val, char *err,
+		   size_t errlen)
+{
+	uint64_t v;
+	int rc;
+
+	if (strcmp(key, "path") == 0) {
+		if (*val == '\0')
+			return dev_bad(err, errlen, key, val, "empty socket path");
+		if (strlen(val) >= 108)
+			return dev_bad(err, errlen, key, val,
+				       "longer than a unix socket path (107)");
+		d->path = val;
+	} else if (strcmp(key, "devsz_mb") == 0) {
+		rc = dev_uint(key, val, 1, 1ull << 24, &v, err, errlen);
+		d->devsz_mb = v;
+		d->devsz_set = true;
+		return rc;
+	} else if (strcmp(key, "femu_mode") == 0) {
+		rc = dev_uint(key, val, 0, 3, &v, err, errlen);
+		d->femu_mode = (int)v;
+		return rc;
+	} else if (strcmp(key, "queues") == 0) {
+		rc = dev_uint(key, val, 1, FEMUD_MAX_QUEUES, &v, err, errlen);
+		d->queues = (unsigned)v;
+		return rc;
+	} else if (strcmp(key, "secsz") == 0) {
+		if (strcmp(val, "512") != 0 && strcmp(val, "4096") != 0)
+			return dev_bad(err, errlen, key, val, "expected 512 or 4096");
+		d->secsz = (uint32_t)atoi(val);
+	} else if (strcmp(key, "serial") == 0) {
+		if (strlen(val) > FEMUD_SERIAL_LEN)
+			return dev_bad(err, errlen, key, val, "longer than 20 bytes");
+		snprintf(d->serial, sizeof(d->serial), "%s", val);
+	} else if (strcmp(key, "readonly") == 0) {
+		rc = dev_uint(key, val, 0, 1, &v, err, errlen);
+		d->readonly = v != 0;
+		return rc;
+	} else if (strcmp(key, "sock_mode") == 0) {
+		if (opt_u64(val, 8, &v) != 0 || v > 0777)
+			return dev_bad(err, errlen, key, val,
+				       "expected octal permission bits, e.g. 0660");
+		d->sock_mode = (unsigned)v;
+	} else {
+		return 1;
+	}
+	return 0;
+}
+
+static int dev_keep_for_model(struct femud_dev_opts *d, const char *key, const char *val, char *err,
+			      size_t errlen)
+{
+	for (unsigned i = 0; i < d->nkv; i++)
+		if (strcmp(d->kv[i].key, key) == 0)
+			return dev_bad(err, errlen, key, val, "key given twice");
+	if (d->nkv == FEMUD_MAX_KV) {
+		snprintf(err, errlen, "--dev: more than %d keys", FEMUD_MAX_KV);
+		return -EINVAL;
+	}
+	d->kv[d->nkv].key = key;
+	d->kv[d->nkv].val = val;
+	d->nkv++;
+	return 0;
+}
+
+/* Split "k=v,k=v" in place and apply each pair. */
+static int dev_split(struct femud_dev_opts *d, char *s, char *err, size_t errlen)
+{
+	char *save = NULL;
+
+	for (char *tok = strtok_r(s, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(tok, '=');
+		int rc;
+
+		if (eq == NULL || eq == tok) {
+			snprintf(err, errlen, "--dev: '%s' is not key=value", tok);
+			return -EINVAL;
+		}
+		*eq = '\0';
+		rc = dev_key(d, tok, eq + 1, err, errlen);
+		if (rc == 1)
+			rc = dev_keep_for_model(d, tok, eq + 1, err, errlen);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int dev_configure_model(struct femud_dev_opts *d, char *err, size_t errlen)
+{
+	char merr[200] = "";
+	char mode[16];
+	int rc;
+
+	snprintf(mode, sizeof(mode), "%d", d->femu_mode);
+	d->ops = fm_model_find(d->femu_mode);
+	if (d->ops == NULL)
+		return dev_bad(err, errlen, "femu_mode", mode,
+			       "not supported yet (supported: 2 = NoSSD, 1 = BlackBox SSD)");
+	memset(&d->mcfg, 0, sizeof(d->mcfg));
+	d->mcfg.capacity_set = d->devsz_set || d->femu_mode == 2;
+	d->mcfg.capacity_bytes = d->devsz_mb * MB;
+	d->mcfg.blk_size = d->secsz;
+	d->mcfg.mbe_node = -1;
+	d->mcfg.kv = d->kv;
+	d->mcfg.nkv = d->nkv;
+	rc = d->ops->configure(&d->mcfg, merr, sizeof(merr));
+	if (rc != 0) {
+		snprintf(err, errlen, "--dev path=%s: %s", d->path, merr);
+		return -EINVAL;
+	}
+	if (d->mcfg.capacity_bytes == 0 || d->mcfg.capacity_bytes % d->secsz != 0) {
+		snprintf(mode, sizeof(mode), "%u", d->secsz);
+		return dev_bad(err, errlen, "secsz", mode,
+			       "the device size is not a multiple of the block size");
+	}
+	return 0;
+}
+
+int femud_dev_parse(const char *arg, struct femud_dev_opts *d, char *err, size_t errlen)
+{
+	int rc;
+
+	memset(d, 0, sizeof(*d));
+	dev_defaults(d);
+	d->spec = strdup(arg);
+	if (d->spec == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	rc = dev_split(d, d->spec, err, errlen);
+	if (rc != 0)
+		return rc;
+	if (d->path == NULL) {
+		snprintf(err, errlen, "--dev '%s': the key 'path' (socket path) is required", arg);
+		return -EINVAL;
+	}
+	return dev_configure_model(d, err, errlen);
+}
+
+static void dev_free(struct femud_dev_opts *d)
+{
+	free(d->mcfg.priv);
+	d->mcfg.priv = NULL;
+	free(d->spec);
+	d->spec = NULL;
+}
+
+void femud_opts_free(struct femud_opts *o)
+{
+	for (unsigned i = 0; i < o->ndevs; i++)
+		dev_free(&o->devs[i]);
+	o->ndevs = 0;
+}
+
+static int opts_same_path(const struct femud_opts *o, char *err, size_t errlen)
+{
+	for (unsigned i = 0; i < o->ndevs; i++)
+		for (unsigned j = i + 1; j < o->ndevs; j++)
+			if (strcmp(o->devs[i].path, o->devs[j].path) == 0) {
+				snprintf(err, errlen, "--dev: socket path '%s' is given twice",
+					 o->devs[i].path);
+				return -EINVAL;
+			}
+	return 0;
+}
+
+enum { OPT_DRY_RUN = 256, OPT_NO_HUGE, OPT_QEMU_PID, OPT_LOG_LEVEL, OPT_MBE_NODE };
+
+static const struct option opts_long[] = {
+    {"lcores", required_argument, NULL, 'l'},
+    {"mbe-node", required_argument, NULL, OPT_MBE_NODE},
+    {"dev", required_argument, NULL, 'd'},
+    {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
+    {"dry-run", no_argument, NULL, OPT_DRY_RUN},
+    {"no-huge", no_argument, NULL, OPT_NO_HUGE},
+    {"qemu-pid", required_argument, NULL, OPT_QEMU_PID},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
+};
+
+static int opts_one(struct femud_opts *o, int c, char *err, size_t errlen)
+{
+	uint64_t v;
+
+	switch (c) {
+	case 'l':
+		o->lcores = optarg;
+		return 0;
+	case OPT_MBE_NODE:
+		if (opt_u64(optarg, 10, &v) != 0 || v > 1023) {
+			snprintf(err, errlen, "--mbe-node: '%s' is not a NUMA node number", optarg);
+			return -EINVAL;
+		}
+		o->mbe_node = (int)v;
+		return 0;
+	case 'd':
+		if (o->ndevs == FEMUD_MAX_DEVS) {
+			snprintf(err, errlen, "--dev: more than %d devices", FEMUD_MAX_DEVS);
+			return -EINVAL;
+		}
+		o->ndevs++;
+		return femud_dev_parse(optarg, &o->devs[o->ndevs - 1], err, errlen);
+	case OPT_LOG_LEVEL:
+		o->log_level = optarg;
+		return 0;
+	case OPT_DRY_RUN:
+		o->dry_run = true;
+		return 0;
+	case OPT_NO_HUGE:
+		o->no_huge = true;
+		return 0;
+	case OPT_QEMU_PID:
+		if (opt_u64(optarg, 10, &v) != 0 || v == 0 || v > INT_MAX) {
+			snprintf(err, errlen, "--qemu-pid: '%s' is not a process id", optarg);
+			return -EINVAL;
+		}
+		o->qemu_pid = (pid_t)v;
+		return 0;
+	case 'h':
+		o->help = true;
+		return 0;
+	case 'V':
+		o->version = true;
+		return 0;
+	default:
+		snprintf(err, errlen, "unknown option (see femud --help)");
+		return -EINVAL;
+	}
+}
+
+int femud_opts_parse(int argc, char **argv, struct femud_opts *o, char *err, size_t errlen)
+{
+	int c, rc;
+
+	memset(o, 0, sizeof(*o));
+	o->mbe_node = -1;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "l:d:hV", opts_long, NULL)) != -1) {
+		if (c == '?' || c == ':') {
+			snprintf(err, errlen,
+				 "unknown option or missing value: '%s' (see femud --help)",
+				 argv[optind - 1]);
+			return -EINVAL;
+		}
+		rc = opts_one(o, c, err, errlen);
+		if (rc != 0)
+			return rc;
+	}
+	if (optind < argc) {
+		snprintf(err, errlen, "unexpected argument '%s' (see femud --help)", argv[optind]);
+		return -EINVAL;
+	}
+	if (o->help || o->version)
+		return 0;
+	if (o->ndevs == 0) {
+		snprintf(err, errlen, "--dev: at least one device is required (see femud --help)");
+		return -EINVAL;
+	}
+	return opts_same_path(o, err, errlen);
+}
+
+void femud_opts_usage(FILE *out)
+{
+	fprintf(
+	    out,
+	    "Usage: femud [--lcores LIST] [--mbe-node N] --dev path=SOCK[,key=value...] [--dev "
+	    "...]\n"
+	    "\n"
+	    "Options:\n"
+	    "  --lcores LIST    DPDK lcore list (2-3, 0@2,1@3, auto). The first lcore is the main\n"
+	    "                   (control) lcore; every further lcore runs one poller. With one\n"
+	    "                   lcore the main lcore polls. Default: one lcore on the last CPU\n"
+	    "                   this process may use.\n"
+	    "  --mbe-node N     NUMA node of every device's backend memory (default: the node of\n"
+	    "                   the first poller)\n"
+	    "  --dev SPEC       one vhost-user-blk device (repeat for more), FEMU-style keys:\n"
+	    "      path=SOCK          unix socket to listen on (required)\n"
+	    "      devsz_mb=N         capacity in MiB (default 1024; BlackBox: derived from NAND\n"
+	    "                         geometry when op_pcent is given)\n"
+	    "      femu_mode=M        2 = NoSSD (default), 1 = BlackBox SSD\n"
+	    "      queues=N           virtqueues offered (default 8, max 64)\n"
+	    "      secsz=512|4096     logical block size in bytes (default 512)\n"
+	    "      serial=STR         GET_ID string, at most 20 bytes (default femud)\n"
+	    "      readonly=0|1       read-only device (default 0)\n"
+	    "      sock_mode=0600     socket permission bits (octal, default 0600)\n"
+	    "      BlackBox keys: nchs luns_per_ch pls_per_lun blks_per_pl pgs_per_blk\n"
+	    "                     secs_per_pg op_pcent gc_thres_pcent gc_thres_pcent_high\n"
+	    "                     pg_rd_lat pg_wr_lat blk_er_lat nand_cell_type pg_xfer_lat\n"
+	    "                     pcie_bandwidth_mbps pcie_prop_delay_ns fw_cpu_ns (ns, FEMU's\n"
+	    "                     names and defaults)\n"
+	    "  --log-level L    DPDK/femud log level (error, warning, notice, info, debug)\n"
+	    "  --no-huge        never use hugepages (backend and EAL on normal pages)\n"
+	    "  --qemu-pid PID   QEMU process to check poller placement against\n"
+	    "  --dry-run        check every option, print the plan and exit\n"
+	    "  --help           this text\n"
+	    "  --version        print the version\n"
+	    "\n"
+	    "Exit status: 0 on a clean stop (SIGINT/SIGTERM), 2 for bad options, 1 for other "
+	    "errors.\n");
+}

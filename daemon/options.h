@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * options.h - femud's command line: global options, one struct per --dev,
+ * and the parser.  Parsing starts nothing and touches no device; every error
+ * names the option (and for --dev the key and value).
+ *
+ * Units: sizes in bytes unless a name says MiB.
+ */
+#ifndef FEMUD_OPTIONS_H
+#define FEMUD_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "ftl/fm_model.h"
+
+#define FEMUD_MAX_DEVS 64
+#define FEMUD_MAX_QUEUES 64
+#define FEMUD_MAX_KV 64
+#define FEMUD_SERIAL_LEN 20
+#define FEMUD_DEFAULT_DEVSZ_MB 1024
+#define FEMUD_DEFAULT_QUEUES 8
+#define FEMUD_DEFAULT_FEMU_MODE 2
+
+/* One --dev: the daemon's keys, and the model's keys kept for the model. */
+struct femud_dev_opts {
+	char *spec;	   /* owned copy of the --dev argument; strings below point into it */
+	const char *path;  /* socket path (required) */
+	uint64_t devsz_mb; /* MiB; valid when devsz_set */
+	bool devsz_set;
+	int femu_mode;	 /* FEMU numbering: 2 NoSSD, 1 BlackBox */
+	unsigned queues; /* virtqueues offered */
+	uint32_t secsz;	 /* logical block size, bytes */
+	char serial[FEMUD_SERIAL_LEN + 1];
+	bool readonly;
+	unsigned sock_mode;	       /* permission bits */
+	struct fm_kv kv[FEMUD_MAX_KV]; /* keys for the model */
+	unsigned nkv;
+	const struct fm_model_ops *ops;
+	struct fm_model_config mcfg; /* after femud_opts_parse: configured, capacity final */
+};
+
+struct femud_opts {
+	const char *lcores; /* EAL lcore list, "auto", or NULL (default) */
+	int mbe_node;	    /* -1: node of the first poller */
+	const char *log_level;
+	bool dry_run;	/* parse, check, print the plan, exit 0 */
+	bool no_huge;	/* never use hugepages */
+	pid_t qemu_pid; /* 0: unknown */
+	bool help;
+	bool version;
+	struct femud_dev_opts devs[FEMUD_MAX_DEVS];
+	unsigned ndevs;
+};
+
+/*
+ * Parse argv into o.  Returns 0, or -EINVAL with a one-line message in err
+ * that names the option (and key/value).  Model keys are checked by the
+ * model's configure() here too, so a successful parse means every device can
+ * be created as far as options go.
+ */
+int femud_opts_parse(int argc, char **argv, struct femud_opts *o, char *err, size_t errlen);
+
+/* Parse one --dev argument (exposed for tests). */
+int femud_dev_parse(const char *arg, struct femud_dev_opts *d, char *err, size_t errlen);
+
+void femud_opts_free(struct femud_opts *o);
+
+void femud_opts_usage(FILE *out);
+
+#endif /* FEMUD_OPTIONS_H */

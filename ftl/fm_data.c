@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * fm_data.c - data movement between a request's host-virtual segments and a
+ * device's data region.  Shared by every model; no timing, no state.
+ */
+#include <string.h>
+
+#include "ftl/fm_model.h"
+
+void fm_data_read(const void *data, const struct fm_req *req)
+{
+	const uint8_t *src = (const uint8_t *)data + req->offset;
+
+	for (uint32_t i = 0; i < req->iovcnt; i++) {
+		memcpy(req->iov[i].base, src, req->iov[i].len);
+		src += req->iov[i].len;
+	}
+}
+
+void fm_data_write(void *data, const struct fm_req *req)
+{
+	uint8_t *dst = (uint8_t *)data + req->offset;
+
+	for (uint32_t i = 0; i < req->iovcnt; i++) {
+		memcpy(dst, req->iov[i].base, req->iov[i].len);
+		dst += req->iov[i].len;
+	}
+}
+
+void fm_data_zero(void *data, uint64_t offset, uint64_t len)
+{
+	memset((uint8_t *)data + offset, 0, len);
+}

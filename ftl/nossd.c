@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * nossd.c - FEMU's NoSSD (femu_mode=2): a zero-latency memory disk.  Data is
+ * copied at submission and every request completes at once.  The model keeps
+ * no mutable state, so any number of pollers may call submit() concurrently.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "ftl/fm_model.h"
+
+struct fm_model {
+	void *data;
+	uint64_t capacity; /* bytes */
+};
+
+static int nossd_configure(struct fm_model_config *cfg, char *err, size_t errlen)
+{
+	if (cfg->nkv > 0) {
+		snprintf(err, errlen, "unknown key '%s' for femu_mode=2 (NoSSD)", cfg->kv[0].key);
+		return -EINVAL;
+	}
+	if (!cfg->capacity_set) {
+		snprintf(err, errlen, "devsz_mb is required for femu_mode=2 (NoSSD)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int nossd_create(struct fm_model_config *cfg, void *data, struct fm_model **out, char *err,
+			size_t errlen)
+{
+	struct fm_model *m = calloc(1, sizeof(*m));
+
+	if (m == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	m->data = data;
+	m->capacity = cfg->capacity_bytes;
+	free(cfg->priv);
+	cfg->priv = NULL;
+	*out = m;
+	return 0;
+}
+
+static void nossd_destroy(struct fm_model *m)
+{
+	free(m);
+}
+
+static enum fm_status nossd_submit(struct fm_model *m, const struct fm_req *req, uint64_t now_ns,
+				   uint64_t *due_ns)
+{
+	*due_ns = now_ns;
+	switch (req->op) {
+	case FM_OP_READ:
+		fm_data_read(m->data, req);
+		return FM_S_OK;
+	case FM_OP_WRITE:
+		fm_data_write(m->data, req);
+		return FM_S_OK;
+	case FM_OP_FLUSH:
+		return FM_S_OK; /* memory is the medium: nothing volatile to flush */
+	case FM_OP_DISCARD:
+	case FM_OP_WRITE_ZEROES:
+		/* A discarded range reads back zeros (virtio-blk allows it; tests rely on it). */
+		fm_data_zero(m->data, req->offset, req->len);
+		return FM_S_OK;
+	}
+	return FM_S_UNSUPP;
+}
+
+static void nossd_stats(struct fm_model *m, FILE *out)
+{
+	fprintf(out, "model nossd\ncapacity_bytes %llu\n", (unsigned long long)m->capacity);
+}
+
+const struct fm_model_ops fm_nossd_ops = {
+    .name = "nossd",
+    .femu_mode = 2,
+    .configure = nossd_configure,
+    .create = nossd_create,
+    .destroy = nossd_destroy,
+    .submit = nossd_submit,
+    .stats = nossd_stats,
+    .single_writer = false,
+};

@@ -1,0 +1,274 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * mbe.c - the memory backend: allocation of a device's data region on a
+ * NUMA node (libnuma), hugepage selection from sysfs counters, pre-faulting,
+ * locking, and the move_pages placement check.  Runs at start-up only.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <numa.h>
+#include <numaif.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "numa/mbe.h"
+
+#ifndef MAP_HUGE_SHIFT
+#define MAP_HUGE_SHIFT 26
+#endif
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+#define MBE_1G (1ull << 30)
+#define MBE_2M (2ull << 20)
+
+static uint64_t mbe_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static bool mbe_numa_ok(void)
+{
+	return numa_available() >= 0;
+}
+
+bool mbe_node_exists(int node)
+{
+	if (node < 0)
+		return false;
+	if (!mbe_numa_ok())
+		return node == 0;
+	if (node > numa_max_node())
+		return false;
+	return numa_bitmask_isbitset(numa_all_nodes_ptr, (unsigned)node);
+}
+
+int mbe_max_node(void)
+{
+	return mbe_numa_ok() ? numa_max_node() : 0;
+}
+
+int mbe_node_of_cpu(unsigned cpu)
+{
+	if (!mbe_numa_ok())
+		return 0;
+	return numa_node_of_cpu((int)cpu);
+}
+
+static uint64_t mbe_read_u64(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	unsigned long long v = 0;
+
+	if (f == NULL)
+		return 0;
+	if (fscanf(f, "%llu", &v) != 1)
+		v = 0;
+	fclose(f);
+	return v;
+}
+
+uint64_t mbe_free_hugepages(size_t page_size, int node)
+{
+	char path[160];
+
+	if (node < 0)
+		snprintf(path, sizeof(path),
+			 "/sys/kernel/mm/hugepages/hugepages-%zukB/free_hugepages",
+			 page_size >> 10);
+	else
+		snprintf(path, sizeof(path),
+			 "/sys/devices/system/node/node%d/hugepages/hugepages-%zukB/free_hugepages",
+			 node, page_size >> 10);
+	return mbe_read_u64(path);
+}
+
+static size_t mbe_round_up(size_t len, size_t align)
+{
+	return (len + align - 1) / align * align;
+}
+
+static void *mbe_map(size_t map_len, size_t page_size)
+{
+	int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
+	void *p;
+
+	if (page_size == MBE_1G || page_size == MBE_2M) {
+		flags &= ~MAP_NORESERVE;
+		flags |= MAP_HUGETLB | ((__builtin_ctzll(page_size)) << MAP_HUGE_SHIFT);
+	}
+	p = mmap(NULL, map_len, PROT_READ | PROT_WRITE, flags, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* Pick 1 GiB, then 2 MiB pages when enough are free on the node. */
+static size_t mbe_pick_hugepage_size(size_t len, int node)
+{
+	static const size_t sizes[] = {MBE_1G, MBE_2M};
+
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		size_t need = mbe_round_up(len, sizes[i]) / sizes[i];
+
+		if (mbe_free_hugepages(sizes[i], node) >= need)
+			return sizes[i];
+	}
+	return 0;
+}
+
+static int mbe_bind(void *addr, size_t len, int node, char *err, size_t errlen)
+{
+	struct bitmask *nodes;
+	long rc;
+
+	if (node < 0 || !mbe_numa_ok())
+		return 0;
+	nodes = numa_allocate_nodemask();
+	numa_bitmask_setbit(nodes, (unsigned)node);
+	rc = mbind(addr, len, MPOL_BIND, nodes->maskp, nodes->size + 1, MPOL_MF_STRICT);
+	numa_bitmask_free(nodes);
+	if (rc != 0) {
+		snprintf(err, errlen, "cannot bind backend memory to node %d: %s", node,
+			 strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+/* Touch every page once so that the I/O path never faults. */
+static void mbe_prefault(void *addr, size_t len, size_t page_size)
+{
+	if (madvise(addr, len, MADV_POPULATE_WRITE) == 0)
+		return;
+	for (size_t off = 0; off < len; off += page_size)
+		((volatile uint8_t *)addr)[off] = 0;
+}
+
+static int mbe_try(struct mbe_region *r, size_t page_size, char *err, size_t errlen)
+{
+	int rc;
+
+	r->page_size = page_size;
+	r->map_len = mbe_round_up(r->len, page_size);
+	r->addr = mbe_map(r->map_len, page_size);
+	if (r->addr == NULL) {
+		snprintf(err, errlen, "cannot map %zu bytes with %zu-byte pages: %s", r->map_len,
+			 page_size, strerror(errno));
+		return -ENOMEM;
+	}
+	rc = mbe_bind(r->addr, r->map_len, r->node, err, errlen);
+	if (rc != 0) {
+		munmap(r->addr, r->map_len);
+		r->addr = NULL;
+	}
+	return rc;
+}
+
+static void mbe_lock(struct mbe_region *r)
+{
+	size_t n = strlen(r->note);
+
+	r->locked = mlock(r->addr, r->map_len) == 0;
+	if (!r->locked)
+		snprintf(r->note + n, sizeof(r->note) - n,
+			 "%smlock failed (%s): raise RLIMIT_MEMLOCK (ulimit -l) to keep the "
+			 "backend resident",
+			 n ? "; " : "", strerror(errno));
+}
+
+int mbe_alloc(size_t len, int node, unsigned flags, struct mbe_region *out, char *err,
+	      size_t errlen)
+{
+	size_t huge = 0;
+	uint64_t t0;
+	int rc = -ENOMEM;
+
+	memset(out, 0, sizeof(*out));
+	out->len = len;
+	out->node = node;
+	if (len == 0) {
+		snprintf(err, errlen, "backend size is 0");
+		return -EINVAL;
+	}
+	if (node >= 0 && !mbe_node_exists(node)) {
+		snprintf(err, errlen, "NUMA node %d does not exist (highest node is %d)", node,
+			 mbe_max_node());
+		return -ENODEV;
+	}
+	if (!(flags & MBE_F_NO_HUGE))
+		huge = mbe_pick_hugepage_size(len, node);
+	t0 = mbe_now_ns();
+	if (huge != 0)
+		rc = mbe_try(out, huge, err, errlen);
+	if (rc != 0) {
+		if (!(flags & MBE_F_NO_HUGE))
+			snprintf(out->note, sizeof(out->note),
+				 "no hugepages for %zu MiB on node %d; using normal pages (reserve "
+				 "with: echo N > /sys/devices/system/node/node%d/hugepages/"
+				 "hugepages-2048kB/nr_hugepages)",
+				 len >> 20, node < 0 ? 0 : node, node < 0 ? 0 : node);
+		rc = mbe_try(out, (size_t)sysconf(_SC_PAGESIZE), err, errlen);
+		if (rc != 0)
+			return rc;
+		madvise(out->addr, out->map_len, MADV_HUGEPAGE); /* THP when available */
+	}
+	out->hugepages = out->page_size != (size_t)sysconf(_SC_PAGESIZE);
+	mbe_prefault(out->addr, out->map_len, out->page_size);
+	if (!(flags & MBE_F_NO_LOCK))
+		mbe_lock(out);
+	out->prefault_ns = mbe_now_ns() - t0;
+	return 0;
+}
+
+void mbe_free(struct mbe_region *r)
+{
+	if (r->addr != NULL)
+		munmap(r->addr, r->map_len);
+	r->addr = NULL;
+}
+
+int mbe_check_placement(const struct mbe_region *r, unsigned samples, int *other_node,
+			unsigned *sampled)
+{
+	size_t npages = r->map_len / r->page_size;
+	void **pages;
+	int *status;
+	int on_node = 0;
+
+	*other_node = -1;
+	*sampled = 0;
+	if (samples == 0 || npages == 0 || !mbe_numa_ok())
+		return 0;
+	if (samples > npages)
+		samples = (unsigned)npages;
+	pages = calloc(samples, sizeof(*pages));
+	status = calloc(samples, sizeof(*status));
+	if (pages == NULL || status == NULL) {
+		free(pages);
+		free(status);
+		return 0;
+	}
+	for (unsigned i = 0; i < samples; i++)
+		pages[i] = (uint8_t *)r->addr + (npages * i / samples) * r->page_size;
+	if (numa_move_pages(0, samples, pages, NULL, status, 0) == 0) {
+		for (unsigned i = 0; i < samples; i++) {
+			if (status[i] < 0)
+				continue;
+			if (r->node < 0 || status[i] == r->node)
+				on_node++;
+			else
+				*other_node = status[i];
+		}
+		*sampled = samples;
+	}
+	free(pages);
+	free(status);
+	return on_node;
+}
