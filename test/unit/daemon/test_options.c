@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * test_options.c - femud's command-line parser: defaults, every daemon key,
+ * and every error path (message names the key and the value).
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "daemon/options.h"
+
+static char err[512];
+
+static int parse(struct femud_opts *o, int argc, const char **argv)
+{
+	err[0] = '\0';
+	return femud_opts_parse(argc, (char **)argv, o, err, sizeof(err));
+}
+
+static int parse_dev(struct femud_dev_opts *d, const char *spec)
+{
+	err[0] = '\0';
+	return femud_dev_parse(spec, d, err, sizeof(err));
+}
+
+static void free_dev(struct femud_dev_opts *d)
+{
+	free(d->mcfg.priv);
+	free(d->spec);
+}
+
+Test(options, defaults_of_a_minimal_device)
+{
+	struct femud_dev_opts d;
+
+	cr_assert_eq(parse_dev(&d, "path=/tmp/x.sock"), 0, "%s", err);
+	cr_assert_str_eq(d.path, "/tmp/x.sock");
+	cr_assert_eq(d.devsz_mb, 1024);
+	cr_assert_eq(d.femu_mode, 2);
+	cr_assert_eq(d.queues, 8);
+	cr_assert_eq(d.secsz, 512);
+	cr_assert_eq(d.readonly, false);
+	cr_assert_eq(d.sock_mode, 0600);
+	cr_assert_eq(d.mcfg.capacity_bytes, 1024ull << 20);
+	cr_assert_str_eq(d.ops->name, "nossd");
+	free_dev(&d);
+}
+
+Test(options, every_daemon_key)
+{
+	struct femud_dev_opts d;
+
+	cr_assert_eq(parse_dev(&d, "path=/tmp/y.sock,devsz_mb=64,queues=64,secsz=4096,"
+				   "serial=ABCDEFGHIJKLMNOPQRST,readonly=1,sock_mode=0660"),
+		     0, "%s", err);
+	cr_assert_eq(d.mcfg.capacity_bytes, 64ull << 20);
+	cr_assert_eq(d.queues, 64);
+	cr_assert_eq(d.secsz, 4096);
+	cr_assert_eq(d.mcfg.blk_size, 4096);
+	cr_assert_str_eq(d.serial, "ABCDEFGHIJKLMNOPQRST");
+	cr_assert(d.readonly);
+	cr_assert_eq(d.sock_mode, 0660);
+	free_dev(&d);
+}
+
+struct bad_case {
+	const char *spec;
+	const char *must_contain[2];
+};
+
+static const struct bad_case bad_cases[] = {
+    {"devsz_mb=64", {"'path'", "required"}},
+    {"path=", {"path", "empty"}},
+    {"path=/tmp/a,devsz_mb=abc", {"devsz_mb", "'abc'"}},
+    {"path=/tmp/a,devsz_mb=0", {"devsz_mb", "'0'"}},
+    {"path=/tmp/a,devsz_mb=-5", {"devsz_mb", "'-5'"}},
+    {"path=/tmp/a,devsz_mb=12x", {"devsz_mb", "'12x'"}},
+    {"path=/tmp/a,queues=0", {"queues", "'0'"}},
+    {"path=/tmp/a,queues=65", {"queues", "'65'"}},
+    {"path=/tmp/a,secsz=1024", {"secsz", "'1024'"}},
+    {"path=/tmp/a,serial=ABCDEFGHIJKLMNOPQRSTU", {"serial", "20 bytes"}},
+    {"path=/tmp/a,readonly=2", {"readonly", "'2'"}},
+    {"path=/tmp/a,sock_mode=999", {"sock_mode", "'999'"}},
+    {"path=/tmp/a,femu_mode=0", {"femu_mode", "not supported"}},
+    {"path=/tmp/a,femu_mode=3", {"femu_mode", "not supported"}},
+    {"path=/tmp/a,femu_mode=9", {"femu_mode", "'9'"}},
+    {"path=/tmp/a,bogus=1", {"bogus", "unknown"}},
+    {"path=/tmp/a,novalue", {"novalue", "key=value"}},
+    {"path=/tmp/a,=3", {"=3", "key=value"}},
+};
+
+Test(options, each_bad_device_key_is_named)
+{
+	for (size_t i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
+		struct femud_dev_opts d;
+		int rc = parse_dev(&d, bad_cases[i].spec);
+
+		cr_expect_lt(rc, 0, "'%s' was accepted", bad_cases[i].spec);
+		for (int k = 0; k < 2; k++)
+			cr_expect(strstr(err, bad_cases[i].must_contain[k]) != NULL,
+				  "'%s': message '%s' lacks '%s'", bad_cases[i].spec, err,
+				  bad_cases[i].must_contain[k]);
+		free_dev(&d);
+	}
+}
+
+Test(options, global_options_and_several_devices)
+{
+	struct femud_opts o;
+	const char *argv[] = {"femud",
+			      "--lcores",
+			      "0@1,1@0",
+			      "--mbe-node",
+			      "0",
+			      "--dev",
+			      "path=/tmp/a.sock,devsz_mb=16",
+			      "--dev",
+			      "path=/tmp/b.sock,devsz_mb=32,queues=2",
+			      "--log-level",
+			      "debug",
+			      "--dry-run"};
+
+	cr_assert_eq(parse(&o, 12, argv), 0, "%s", err);
+	cr_assert_str_eq(o.lcores, "0@1,1@0");
+	cr_assert_eq(o.mbe_node, 0);
+	cr_assert_eq(o.ndevs, 2);
+	cr_assert_eq(o.devs[1].queues, 2);
+	cr_assert_eq(o.devs[1].mcfg.capacity_bytes, 32ull << 20);
+	cr_assert(o.dry_run);
+	cr_assert_str_eq(o.log_level, "debug");
+	femud_opts_free(&o);
+}
+
+Test(options, global_errors_name_the_option)
+{
+	struct {
+		int argc;
+		const char *argv[6];
+		const char *needle;
+	} cases[] = {
+	    {1, {"femud"}, "--dev"},
+	    {3, {"femud", "--mbe-node", "x"}, "--mbe-node"},
+	    {3, {"femud", "--mbe-node", "-1"}, "--mbe-node"},
+	    {2, {"femud", "--frobnicate"}, "--frobnicate"},
+	    {3, {"femud", "--qemu-pid", "0"}, "--qemu-pid"},
+	    {5, {"femud", "--dev", "path=/tmp/s", "--dev", "path=/tmp/s"}, "given twice"},
+	    {4, {"femud", "--dev", "path=/tmp/s", "extra"}, "extra"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct femud_opts o;
+
+		cr_expect_lt(parse(&o, cases[i].argc, cases[i].argv), 0, "case %zu accepted", i);
+		cr_expect(strstr(err, cases[i].needle) != NULL, "case %zu: '%s' lacks '%s'", i, err,
+			  cases[i].needle);
+		femud_opts_free(&o);
+	}
+}
+
+Test(options, help_and_version_need_no_device)
+{
+	struct femud_opts o;
+	const char *h[] = {"femud", "--help"};
+	const char *v[] = {"femud", "--version"};
+
+	cr_assert_eq(parse(&o, 2, h), 0);
+	cr_assert(o.help);
+	femud_opts_free(&o);
+	cr_assert_eq(parse(&o, 2, v), 0);
+	cr_assert(o.version);
+	femud_opts_free(&o);
+}

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * test_nossd.c - the NoSSD model: data written through scattered segments
+ * reads back, discard/write-zeroes zero the range, completion is immediate,
+ * and model keys are refused.
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ftl/fm_model.h"
+
+#define CAP (1u << 20)
+
+static struct fm_model *m;
+static uint8_t *data;
+static char err[256];
+
+static void setup(void)
+{
+	struct fm_model_config cfg = {.capacity_bytes = CAP, .capacity_set = true, .blk_size = 512};
+
+	data = calloc(1, CAP);
+	cr_assert_eq(fm_nossd_ops.configure(&cfg, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(fm_nossd_ops.create(&cfg, data, &m, err, sizeof(err)), 0, "%s", err);
+}
+
+static void teardown(void)
+{
+	fm_nossd_ops.destroy(m);
+	free(data);
+}
+
+static enum fm_status rw(enum fm_op op, uint64_t off, struct fm_iov *iov, uint32_t n)
+{
+	struct fm_req r = {.op = op, .offset = off, .iov = iov, .iovcnt = n};
+	uint64_t due = 1;
+
+	for (uint32_t i = 0; i < n; i++)
+		r.len += iov[i].len;
+	enum fm_status s = fm_nossd_ops.submit(m, &r, 1000, &due);
+	cr_assert_leq(due, 1000, "NoSSD completes at once");
+	return s;
+}
+
+Test(nossd, scattered_write_reads_back, .init = setup, .fini = teardown)
+{
+	uint8_t a[512], b[1536], c[4096];
+	struct fm_iov w[2] = {{a, sizeof(a)}, {b, sizeof(b)}};
+	struct fm_iov r[1] = {{c, 2048}};
+
+	for (size_t i = 0; i < sizeof(a); i++)
+		a[i] = (uint8_t)i;
+	for (size_t i = 0; i < sizeof(b); i++)
+		b[i] = (uint8_t)(i * 7 + 3);
+	cr_assert_eq(rw(FM_OP_WRITE, 8192, w, 2), FM_S_OK);
+	cr_assert_eq(rw(FM_OP_READ, 8192, r, 1), FM_S_OK);
+	cr_assert_eq(memcmp(c, a, 512), 0);
+	cr_assert_eq(memcmp(c + 512, b, 1536), 0);
+	cr_assert_eq(memcmp(data + 8192, a, 512), 0, "data lands at its byte offset");
+}
+
+Test(nossd, discard_and_write_zeroes_read_back_zeros, .init = setup, .fini = teardown)
+{
+	uint8_t buf[4096];
+	struct fm_iov v = {buf, sizeof(buf)};
+	struct fm_req d = {.op = FM_OP_DISCARD, .offset = 0, .len = 1024};
+	struct fm_req z = {.op = FM_OP_WRITE_ZEROES, .offset = 2048, .len = 1024};
+	uint64_t due;
+
+	memset(buf, 0xee, sizeof(buf));
+	cr_assert_eq(rw(FM_OP_WRITE, 0, &v, 1), FM_S_OK);
+	cr_assert_eq(fm_nossd_ops.submit(m, &d, 5, &due), FM_S_OK);
+	cr_assert_eq(fm_nossd_ops.submit(m, &z, 5, &due), FM_S_OK);
+	memset(buf, 1, sizeof(buf));
+	cr_assert_eq(rw(FM_OP_READ, 0, &v, 1), FM_S_OK);
+	for (int i = 0; i < 4096; i++) {
+		bool zero = i < 1024 || (i >= 2048 && i < 3072);
+		cr_assert_eq(buf[i], zero ? 0 : 0xee, "byte %d", i);
+	}
+}
+
+Test(nossd, model_keys_are_refused)
+{
+	struct fm_kv kv = {"nchs", "4"};
+	struct fm_model_config cfg = {
+	    .capacity_bytes = CAP, .capacity_set = true, .blk_size = 512, .kv = &kv, .nkv = 1};
+
+	cr_assert_lt(fm_nossd_ops.configure(&cfg, err, sizeof(err)), 0);
+	cr_assert(strstr(err, "nchs") != NULL, "%s", err);
+}
+
+Test(nossd, registered_as_femu_mode_2)
+{
+	cr_assert_eq(fm_model_find(2), &fm_nossd_ops);
+	cr_assert_null(fm_model_find(0));
+}
