@@ -14,6 +14,7 @@
 #define PMD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -26,10 +27,10 @@
 
 /* What a device offers to the frontend. */
 struct pmd_blk_params {
-	const char *path;        /* unix socket path (server) */
-	mode_t sock_mode;        /* permission bits of the socket, e.g. 0600 */
-	unsigned queues;         /* virtqueues offered, 1..PMD_MAX_QUEUES */
-	uint32_t blk_size;       /* logical block size, bytes: 512 or 4096 */
+	const char *path;	 /* unix socket path (server) */
+	mode_t sock_mode;	 /* permission bits of the socket, e.g. 0600 */
+	unsigned queues;	 /* virtqueues offered, 1..PMD_MAX_QUEUES */
+	uint32_t blk_size;	 /* logical block size, bytes: 512 or 4096 */
 	uint64_t capacity_bytes; /* multiple of blk_size */
 	char serial[PMD_SERIAL_LEN + 1];
 	bool readonly;
@@ -76,5 +77,13 @@ void pmd_pollers_stop(void);
 
 /* Print per-device, per-queue counters (requests, kicks, calls, errors, late completions). */
 void pmd_stats(FILE *out);
+
+/*
+ * Make path usable for a listening socket (pmd_blk_create() calls it):
+ * 0 when it does not exist or held a stale socket (removed); -EADDRINUSE
+ * when a live process accepts connections on it; -EEXIST when it is not a
+ * socket; another negative errno otherwise.  Writes a message to err.
+ */
+int pmd_sock_path_claim(const char *path, char *err, size_t errlen);
 
 #endif /* PMD_H */

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * blk_config.h - the virtio-blk config space femud offers, the feature
+ * bits, and the vhost-user GET_CONFIG / SET_CONFIG answers.
+ *
+ * rte_vhost 22.11 answers GET_CONFIG only for vDPA devices, so femud
+ * answers it from a pre_msg_handle hook.  The vhost-user message layout is
+ * not in a public DPDK header; struct pmd_vhu_msg mirrors the part of it
+ * femud reads (the vhost-user specification's wire format).
+ */
+#ifndef PMD_BLK_CONFIG_H
+#define PMD_BLK_CONFIG_H
+
+#include <stdint.h>
+
+#include "pmd/pmd.h"
+
+/* virtio-blk config space up to write_zeroes_may_unmap (virtio 1.1), 60 bytes. */
+struct pmd_blk_config {
+	uint64_t capacity; /* 512-byte sectors */
+	uint32_t size_max;
+	uint32_t seg_max;
+	uint16_t cylinders;
+	uint8_t heads;
+	uint8_t sectors;
+	uint32_t blk_size;
+	uint8_t physical_block_exp;
+	uint8_t alignment_offset;
+	uint16_t min_io_size;
+	uint32_t opt_io_size;
+	uint8_t wce;
+	uint8_t unused;
+	uint16_t num_queues;
+	uint32_t max_discard_sectors;
+	uint32_t max_discard_seg;
+	uint32_t discard_sector_alignment;
+	uint32_t max_write_zeroes_sectors;
+	uint32_t max_write_zeroes_seg;
+	uint8_t write_zeroes_may_unmap;
+	uint8_t unused1[3];
+} __attribute__((packed));
+
+/* vhost-user requests femud looks at. */
+enum pmd_vhu_request {
+	PMD_VHU_RESET_OWNER = 4,
+	PMD_VHU_SET_MEM_TABLE = 5,
+	PMD_VHU_GET_VRING_BASE = 11,
+	PMD_VHU_GET_QUEUE_NUM = 17,
+	PMD_VHU_GET_CONFIG = 24,
+	PMD_VHU_SET_CONFIG = 25,
+};
+
+#define PMD_VHU_HDR_SIZE 12	   /* request, flags, size */
+#define PMD_VHU_CONFIG_HDR_SIZE 12 /* offset, size, flags */
+#define PMD_VHU_MAX_CONFIG_SIZE 256
+
+/* The start of a vhost-user message as rte_vhost passes it to the hooks. */
+struct pmd_vhu_msg {
+	uint32_t request;
+	uint32_t flags;
+	uint32_t size; /* payload bytes */
+	union {
+		uint64_t u64;
+		struct {
+			uint32_t index;
+			uint32_t num;
+		} state;
+		struct {
+			uint32_t offset;
+			uint32_t size;
+			uint32_t flags;
+			uint8_t region[PMD_VHU_MAX_CONFIG_SIZE];
+		} cfg;
+	} payload;
+} __attribute__((packed));
+
+/* Virtio feature bits offered for a device (readonly adds VIRTIO_BLK_F_RO). */
+uint64_t pmd_blk_features(bool readonly);
+
+/* vhost-user protocol features offered. */
+uint64_t pmd_blk_protocol_features(void);
+
+/* Fill the config space of a device. */
+void pmd_blk_config_init(struct pmd_blk_config *cfg, const struct pmd_blk_params *p);
+
+/*
+ * Answer a GET_CONFIG message in place: copy the requested window of cfg
+ * (bytes past the end of cfg read as zero; an over-long request is clipped
+ * to the 256-byte region) and set the reply size.  Returns 0.
+ */
+int pmd_blk_config_get(const struct pmd_blk_config *cfg, struct pmd_vhu_msg *msg);
+
+#endif /* PMD_BLK_CONFIG_H */

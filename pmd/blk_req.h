@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * blk_req.h - virtio-blk request semantics on top of a parsed chain.
+ *
+ * Owns: the checks that depend on the request type and on the device
+ * (sector range with overflow checks, 512-byte multiples, directions of the
+ * data, readonly, discard / write-zeroes segment lists, GET_ID) and the
+ * translation of a valid request into fm_req calls of the device model.
+ * Units: bytes unless a name says sectors (512 B); times in ns.
+ */
+#ifndef PMD_BLK_REQ_H
+#define PMD_BLK_REQ_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ftl/fm_model.h"
+#include "pmd/pmd.h"
+#include "pmd/vq_chain.h"
+
+/* Limits advertised in the config space and enforced per request. */
+#define PMD_BLK_SEG_MAX (PMD_CHAIN_MAX_IOV - 2) /* data segments per request */
+#define PMD_BLK_SIZE_MAX (1u << 20)		/* bytes per segment */
+#define PMD_BLK_MAX_DWZ_SEG 16			/* discard / write-zeroes segments */
+#define PMD_BLK_MAX_DWZ_SECTORS (1u << 22)	/* sectors per segment (2 GiB) */
+
+/* The device as the request layer sees it; read-only on the I/O path. */
+struct pmd_blk_target {
+	uint64_t capacity; /* bytes, multiple of 512 */
+	uint32_t blk_size; /* bytes */
+	bool readonly;
+	char serial[PMD_SERIAL_LEN]; /* not NUL terminated when 20 bytes long */
+	const struct fm_model_ops *ops;
+	struct fm_model *model;
+};
+
+/* Outcome of one request. */
+struct pmd_blk_done {
+	uint8_t status;	   /* VIRTIO_BLK_S_* */
+	uint32_t used_len; /* bytes written into device-writable buffers, status included */
+	uint64_t due_ns;   /* completion time; <= now means now */
+	uint64_t rd_bytes; /* data bytes read from the device (IN) */
+	uint64_t wr_bytes; /* data bytes written to the device (OUT) */
+};
+
+/*
+ * Execute a chain that pmd_chain_parse() accepted (PMD_CHAIN_OK) or
+ * answer one it rejected (PMD_CHAIN_IOERR).  Does not write the status
+ * byte: the caller does at completion time.
+ */
+void pmd_blk_req_exec(const struct pmd_blk_target *t, const struct pmd_chain *c,
+		      enum pmd_chain_result parsed, uint64_t now_ns, struct pmd_blk_done *done);
+
+#endif /* PMD_BLK_REQ_H */

@@ -1,0 +1,589 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * pmd_blk.c - vhost-user-blk devices on rte_vhost: socket registration,
+ * vhost-user control hooks and the queue lifecycle (pmd_blk_create,
+ * pmd_blk_destroy, pmd_stats).
+ *
+ * Queues start from vring_state_changed(enable=1), never from new_device
+ * (which rte_vhost fires only when every vring it has heard of is ready).
+ * A queue is stopped, synchronously, before rte_vhost can invalidate what
+ * the poller uses: GET_VRING_BASE (pre hook: the reply then carries the
+ * index femud stored with rte_vhost_set_vring_base), SET_MEM_TABLE (pre
+ * hook; restarted from the post hook), RESET_OWNER, vring disable (callfd
+ * / kickfd replaced, SET_VRING_ENABLE 0) and destroy_connection.  All of
+ * this runs under one control mutex; pollers never take it.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <rte_log.h>
+#include <rte_vhost.h>
+
+#include "pmd/blk_config.h"
+#include "pmd/pmd.h"
+#include "pmd/poller.h"
+#include "pmd/vq.h"
+
+#define PMD_MAX_DEVS 64
+#define PMD_MAX_VID 1024 /* rte_vhost's RTE_MAX_VHOST_DEVICE */
+
+/* Counters of one device, kept after the device is destroyed. */
+struct pmd_blk_stats {
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	unsigned queues;
+	uint64_t connections;
+	struct pmd_vq_stats q[PMD_MAX_QUEUES];
+};
+
+struct pmd_blk {
+	struct pmd_blk_params params;
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	struct pmd_blk_target target;
+	struct pmd_blk_config cfg;
+	int vid; /* live connection, -1 if none */
+	bool closing;
+	bool registered;
+	unsigned rr_base;      /* first poller of the round robin */
+	uint64_t restart_mask; /* queues stopped by a SET_MEM_TABLE pre hook */
+	struct pmd_vq *vq[PMD_MAX_QUEUES];
+	struct rte_vhost_memory *mem[PMD_MAX_QUEUES];
+	struct pmd_blk_stats *stats;
+};
+
+static pthread_mutex_t ctl_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct pmd_blk *devs[PMD_MAX_DEVS];
+static struct pmd_blk *by_vid[PMD_MAX_VID];
+static struct pmd_blk_stats stats_recs[PMD_MAX_DEVS];
+static unsigned nstats;
+static unsigned rr_next;
+
+#define LOG(level, fmt, ...) RTE_LOG(level, USER1, "femud: " fmt "\n", ##__VA_ARGS__)
+
+static struct pmd_blk *dev_of_vid(int vid)
+{
+	if (vid < 0 || vid >= PMD_MAX_VID)
+		return NULL;
+	return by_vid[vid];
+}
+
+static void stats_add(struct pmd_vq_stats *a, const struct pmd_vq_stats *b)
+{
+	a->requests += b->requests;
+	a->rd_bytes += b->rd_bytes;
+	a->wr_bytes += b->wr_bytes;
+	a->errors += b->errors;
+	a->calls += b->calls;
+	a->calls_saved += b->calls_saved;
+	a->deferred += b->deferred;
+	a->late += b->late;
+	a->late_ns_sum += b->late_ns_sum;
+	if (b->late_ns_max > a->late_ns_max)
+		a->late_ns_max = b->late_ns_max;
+	a->broken += b->broken;
+}
+
+/* ---- queue lifecycle (ctl_lock held) ---- */
+
+static unsigned queue_poller(const struct pmd_blk *dev, uint16_t qid)
+{
+	unsigned n = pmd_poller_count();
+
+	if (dev->target.ops->single_writer)
+		return dev->rr_base % n;
+	return (dev->rr_base + qid) % n;
+}
+
+static void queue_stop(struct pmd_blk *dev, uint16_t qid)
+{
+	struct pmd_vq *q;
+
+	if (qid >= PMD_MAX_QUEUES || dev->vq[qid] == NULL)
+		return;
+	q = dev->vq[qid];
+	pmd_poller_detach(q);
+	rte_vhost_set_vring_base(dev->vid, qid, q->last_avail, q->used_idx);
+	stats_add(&dev->stats->q[qid], &q->st);
+	dev->vq[qid] = NULL;
+	pmd_vq_free(q);
+	free(dev->mem[qid]);
+	dev->mem[qid] = NULL;
+}
+
+static void queue_stop_all(struct pmd_blk *dev, uint64_t *stopped)
+{
+	uint16_t qid;
+
+	for (qid = 0; qid < PMD_MAX_QUEUES; qid++) {
+		if (dev->vq[qid] == NULL)
+			continue;
+		if (stopped != NULL)
+			*stopped |= 1ULL << qid;
+		queue_stop(dev, qid);
+	}
+}
+
+/* Read the vring and features from rte_vhost; false if not usable yet. */
+static bool queue_setup(struct pmd_blk *dev, uint16_t qid, struct pmd_vq_setup *s)
+{
+	struct rte_vhost_vring vr;
+	uint64_t features = 0;
+	uint16_t la = 0, lu = 0;
+
+	if (rte_vhost_get_negotiated_features(dev->vid, &features) != 0 ||
+	    rte_vhost_get_vhost_vring(dev->vid, qid, &vr) != 0 ||
+	    rte_vhost_get_vring_base(dev->vid, qid, &la, &lu) != 0)
+		return false;
+	if (vr.desc == NULL || vr.avail == NULL || vr.used == NULL || vr.size == 0 ||
+	    (vr.size & (vr.size - 1)) != 0) {
+		LOG(ERR, "%s queue %u: ring not usable (size %u)", dev->path, qid, vr.size);
+		return false;
+	}
+	memset(s, 0, sizeof(*s));
+	s->desc = vr.desc;
+	s->avail = vr.avail;
+	s->used = vr.used;
+	s->size = vr.size;
+	s->last_avail = la;
+	s->last_used = lu;
+	s->callfd = vr.callfd;
+	s->event_idx = features & (1ULL << VIRTIO_RING_F_EVENT_IDX);
+	s->indirect = features & (1ULL << VIRTIO_RING_F_INDIRECT_DESC);
+	s->target = &dev->target;
+	return true;
+}
+
+static void queue_start(struct pmd_blk *dev, uint16_t qid)
+{
+	struct rte_vhost_memory *mem = NULL;
+	struct pmd_vq_setup s;
+	struct pmd_vq *q;
+
+	if (dev->closing || dev->vid < 0 || dev->vq[qid] != NULL)
+		return;
+	if (qid >= dev->params.queues) {
+		LOG(ERR, "%s: queue %u enabled but only %u offered; ignored", dev->path, qid,
+		    dev->params.queues);
+		return;
+	}
+	if (!queue_setup(dev, qid, &s))
+		return;
+	if (rte_vhost_get_mem_table(dev->vid, &mem) != 0 || mem == NULL) {
+		LOG(ERR, "%s queue %u: no guest memory table", dev->path, qid);
+		return;
+	}
+	s.mem = mem;
+	q = pmd_vq_create(&s);
+	if (q == NULL) {
+		LOG(ERR, "%s queue %u: out of memory", dev->path, qid);
+		free(mem);
+		return;
+	}
+	q->vid = dev->vid;
+	q->qid = qid;
+	q->name = dev->path;
+	dev->vq[qid] = q;
+	dev->mem[qid] = mem;
+	if (pmd_poller_attach(queue_poller(dev, qid), q) != 0) {
+		LOG(ERR, "%s queue %u: cannot hand to a poller", dev->path, qid);
+		dev->vq[qid] = NULL;
+		dev->mem[qid] = NULL;
+		pmd_vq_free(q);
+		free(mem);
+	}
+}
+
+/* ---- rte_vhost callbacks ---- */
+
+static enum rte_vhost_msg_result pre_msg(int vid, void *arg)
+{
+	struct pmd_vhu_msg *msg = arg;
+	enum rte_vhost_msg_result r = RTE_VHOST_MSG_RESULT_NOT_HANDLED;
+	struct pmd_blk *dev;
+
+	pthread_mutex_lock(&ctl_lock);
+	dev = dev_of_vid(vid);
+	if (dev == NULL) {
+		pthread_mutex_unlock(&ctl_lock);
+		return r;
+	}
+	switch (msg->request) {
+	case PMD_VHU_GET_CONFIG:
+		pmd_blk_config_get(&dev->cfg, msg);
+		r = RTE_VHOST_MSG_RESULT_REPLY;
+		break;
+	case PMD_VHU_SET_CONFIG:
+		r = RTE_VHOST_MSG_RESULT_OK;
+		break;
+	case PMD_VHU_GET_QUEUE_NUM:
+		msg->payload.u64 = dev->params.queues;
+		msg->size = sizeof(msg->payload.u64);
+		r = RTE_VHOST_MSG_RESULT_REPLY;
+		break;
+	case PMD_VHU_GET_VRING_BASE:
+		queue_stop(dev, (uint16_t)msg->payload.state.index);
+		break;
+	case PMD_VHU_SET_MEM_TABLE:
+		queue_stop_all(dev, &dev->restart_mask);
+		break;
+	case PMD_VHU_RESET_OWNER:
+		queue_stop_all(dev, NULL);
+		break;
+	default:
+		break;
+	}
+	pthread_mutex_unlock(&ctl_lock);
+	return r;
+}
+
+static enum rte_vhost_msg_result post_msg(int vid, void *arg)
+{
+	struct pmd_vhu_msg *msg = arg;
+	struct pmd_blk *dev;
+	uint16_t qid;
+
+	if (msg->request != PMD_VHU_SET_MEM_TABLE)
+		return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
+	pthread_mutex_lock(&ctl_lock);
+	dev = dev_of_vid(vid);
+	for (qid = 0; dev != NULL && qid < PMD_MAX_QUEUES; qid++) {
+		if (dev->restart_mask & (1ULL << qid))
+			queue_start(dev, qid);
+	}
+	if (dev != NULL)
+		dev->restart_mask = 0;
+	pthread_mutex_unlock(&ctl_lock);
+	return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
+}
+
+static const struct rte_vhost_user_extern_ops extern_ops = {
+    .pre_msg_handle = pre_msg,
+    .post_msg_handle = post_msg,
+};
+
+static struct pmd_blk *dev_of_path(const char *path)
+{
+	unsigned i;
+
+	for (i = 0; i < PMD_MAX_DEVS; i++) {
+		if (devs[i] != NULL && strcmp(devs[i]->path, path) == 0)
+			return devs[i];
+	}
+	return NULL;
+}
+
+static int on_new_connection(int vid)
+{
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	struct pmd_blk *dev;
+	int rc = -1;
+
+	if (vid < 0 || vid >= PMD_MAX_VID || rte_vhost_get_ifname(vid, path, sizeof(path)) != 0)
+		return -1;
+	pthread_mutex_lock(&ctl_lock);
+	dev = dev_of_path(path);
+	if (dev == NULL || dev->closing) {
+		LOG(ERR, "%s: connection refused, device is going away", path);
+	} else if (dev->vid >= 0) {
+		LOG(ERR, "%s: a frontend is already connected; second connection refused", path);
+	} else if (rte_vhost_extern_callback_register(vid, &extern_ops, NULL) != 0) {
+		LOG(ERR, "%s: cannot register message hooks", path);
+	} else {
+		dev->vid = vid;
+		dev->restart_mask = 0;
+		dev->stats->connections++;
+		by_vid[vid] = dev;
+		rc = 0;
+	}
+	pthread_mutex_unlock(&ctl_lock);
+	return rc;
+}
+
+static void on_destroy_connection(int vid)
+{
+	struct pmd_blk *dev;
+
+	pthread_mutex_lock(&ctl_lock);
+	dev = dev_of_vid(vid);
+	if (dev != NULL) {
+		queue_stop_all(dev, NULL);
+		dev->vid = -1;
+		by_vid[vid] = NULL;
+	}
+	pthread_mutex_unlock(&ctl_lock);
+}
+
+static int on_vring_state_changed(int vid, uint16_t qid, int enable)
+{
+	struct pmd_blk *dev;
+
+	pthread_mutex_lock(&ctl_lock);
+	dev = dev_of_vid(vid);
+	if (dev != NULL && qid < PMD_MAX_QUEUES) {
+		if (enable)
+			queue_start(dev, qid);
+		else
+			queue_stop(dev, qid);
+	}
+	pthread_mutex_unlock(&ctl_lock);
+	return 0;
+}
+
+static int on_new_device(int vid)
+{
+	RTE_SET_USED(vid);
+	return 0;
+}
+
+static void on_destroy_device(int vid)
+{
+	RTE_SET_USED(vid);
+}
+
+static int on_features_changed(int vid, uint64_t features)
+{
+	RTE_SET_USED(vid);
+	RTE_SET_USED(features);
+	return 0;
+}
+
+static const struct rte_vhost_device_ops device_ops = {
+    .new_device = on_new_device,
+    .destroy_device = on_destroy_device,
+    .vring_state_changed = on_vring_state_changed,
+    .features_changed = on_features_changed,
+    .new_connection = on_new_connection,
+    .destroy_connection = on_destroy_connection,
+};
+
+/* ---- create / destroy ---- */
+
+static int params_check(const struct pmd_blk_params *p, char *err, size_t errlen)
+{
+	if (p->path == NULL || p->path[0] == '\0' ||
+	    strlen(p->path) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
+		snprintf(err, errlen, "socket path missing or longer than %zu bytes",
+			 sizeof(((struct sockaddr_un *)0)->sun_path) - 1);
+		return -EINVAL;
+	}
+	if (p->queues < 1 || p->queues > PMD_MAX_QUEUES) {
+		snprintf(err, errlen, "queues=%u: must be 1..%u", p->queues, PMD_MAX_QUEUES);
+		return -EINVAL;
+	}
+	if (p->blk_size != 512 && p->blk_size != 4096) {
+		snprintf(err, errlen, "secsz=%u: must be 512 or 4096", p->blk_size);
+		return -EINVAL;
+	}
+	if (p->capacity_bytes == 0 || p->capacity_bytes % p->blk_size != 0) {
+		snprintf(err, errlen, "capacity %" PRIu64 " B: not a positive multiple of %u",
+			 p->capacity_bytes, p->blk_size);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int pmd_sock_path_claim(const char *path, char *err, size_t errlen)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	struct stat st;
+	int fd, rc;
+
+	if (lstat(path, &st) != 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISSOCK(st.st_mode)) {
+		snprintf(err, errlen, "%s exists and is not a socket; not replaced", path);
+		return -EEXIST;
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	rc = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+	if (rc == 0) {
+		close(fd);
+		snprintf(err, errlen, "%s is in use by a live process (another femud?)", path);
+		return -EADDRINUSE;
+	}
+	rc = errno;
+	close(fd);
+	if (rc != ECONNREFUSED) {
+		snprintf(err, errlen, "%s: cannot probe socket: %s", path, strerror(rc));
+		return -rc;
+	}
+	if (unlink(path) != 0 && errno != ENOENT) {
+		rc = errno;
+		snprintf(err, errlen, "%s: stale socket cannot be removed: %s", path, strerror(rc));
+		return -rc;
+	}
+	LOG(INFO, "%s: stale socket replaced", path);
+	return 0;
+}
+
+static int dev_register(struct pmd_blk *dev, char *err, size_t errlen)
+{
+	const char *path = dev->path;
+	int rc;
+
+	rc = rte_vhost_driver_register(path, 0);
+	if (rc != 0) {
+		snprintf(err, errlen, "%s: rte_vhost_driver_register failed", path);
+		return -EIO;
+	}
+	dev->registered = true;
+	if (rte_vhost_driver_set_features(path, pmd_blk_features(dev->params.readonly)) != 0 ||
+	    rte_vhost_driver_set_protocol_features(path, pmd_blk_protocol_features()) != 0 ||
+	    rte_vhost_driver_callback_register(path, &device_ops) != 0) {
+		snprintf(err, errlen, "%s: cannot configure rte_vhost", path);
+		return -EIO;
+	}
+	if (rte_vhost_driver_start(path) != 0) {
+		snprintf(err, errlen, "%s: cannot listen on the socket", path);
+		return -EIO;
+	}
+	if (chmod(path, dev->params.sock_mode) != 0) {
+		rc = errno;
+		snprintf(err, errlen, "%s: chmod %o: %s", path, (unsigned)dev->params.sock_mode,
+			 strerror(rc));
+		return -rc;
+	}
+	return 0;
+}
+
+static int dev_slot(void)
+{
+	int i;
+
+	for (i = 0; i < PMD_MAX_DEVS; i++) {
+		if (devs[i] == NULL)
+			return i;
+	}
+	return -1;
+}
+
+static void dev_unregister(struct pmd_blk *dev)
+{
+	if (dev->registered && rte_vhost_driver_unregister(dev->path) != 0)
+		LOG(ERR, "%s: rte_vhost_driver_unregister failed", dev->path);
+	dev->registered = false;
+}
+
+int pmd_blk_create(const struct pmd_blk_params *params, const struct fm_model_ops *ops,
+		   struct fm_model *model, struct pmd_blk **out, char *err, size_t errlen)
+{
+	struct pmd_blk *dev;
+	int slot, rc;
+
+	rc = params_check(params, err, errlen);
+	if (rc != 0)
+		return rc;
+	if (pmd_poller_count() == 0) {
+		snprintf(err, errlen, "pmd_init() was not called");
+		return -EINVAL;
+	}
+	rc = pmd_sock_path_claim(params->path, err, errlen);
+	if (rc != 0)
+		return rc;
+	dev = calloc(1, sizeof(*dev));
+	if (dev == NULL)
+		return -ENOMEM;
+	dev->params = *params;
+	snprintf(dev->path, sizeof(dev->path), "%s", params->path);
+	dev->params.path = dev->path;
+	dev->vid = -1;
+	dev->target.capacity = params->capacity_bytes;
+	dev->target.blk_size = params->blk_size;
+	dev->target.readonly = params->readonly;
+	memcpy(dev->target.serial, params->serial, PMD_SERIAL_LEN);
+	dev->target.ops = ops;
+	dev->target.model = model;
+	pmd_blk_config_init(&dev->cfg, params);
+
+	pthread_mutex_lock(&ctl_lock);
+	slot = dev_slot();
+	if (slot < 0 || nstats == PMD_MAX_DEVS) {
+		pthread_mutex_unlock(&ctl_lock);
+		free(dev);
+		snprintf(err, errlen, "more than %d devices", PMD_MAX_DEVS);
+		return -ENOSPC;
+	}
+	dev->stats = &stats_recs[nstats++];
+	snprintf(dev->stats->path, sizeof(dev->stats->path), "%s", dev->path);
+	dev->stats->queues = params->queues;
+	dev->rr_base = rr_next;
+	rr_next += ops->single_writer ? 1 : params->queues;
+	devs[slot] = dev;
+	pthread_mutex_unlock(&ctl_lock);
+
+	rc = dev_register(dev, err, errlen);
+	if (rc != 0) {
+		pmd_blk_destroy(dev);
+		return rc;
+	}
+	*out = dev;
+	return 0;
+}
+
+void pmd_blk_destroy(struct pmd_blk *dev)
+{
+	unsigned i;
+
+	if (dev == NULL)
+		return;
+	pthread_mutex_lock(&ctl_lock);
+	dev->closing = true;
+	queue_stop_all(dev, NULL);
+	pthread_mutex_unlock(&ctl_lock);
+	/* never with ctl_lock held: rte_vhost waits for its callbacks to return */
+	dev_unregister(dev);
+	pthread_mutex_lock(&ctl_lock);
+	queue_stop_all(dev, NULL);
+	if (dev->vid >= 0 && dev->vid < PMD_MAX_VID)
+		by_vid[dev->vid] = NULL;
+	for (i = 0; i < PMD_MAX_DEVS; i++) {
+		if (devs[i] == dev)
+			devs[i] = NULL;
+	}
+	pthread_mutex_unlock(&ctl_lock);
+	unlink(dev->path);
+	free(dev);
+}
+
+static void stats_print_queue(FILE *out, unsigned qid, const struct pmd_vq_stats *s)
+{
+	fprintf(out,
+		"  q%u requests %" PRIu64 " read_bytes %" PRIu64 " write_bytes %" PRIu64
+		" errors %" PRIu64 " calls %" PRIu64 " calls_saved %" PRIu64 " deferred %" PRIu64
+		" late %" PRIu64 " late_ns_avg %" PRIu64 " late_ns_max %" PRIu64 " broken %" PRIu64
+		"\n",
+		qid, s->requests, s->rd_bytes, s->wr_bytes, s->errors, s->calls, s->calls_saved,
+		s->deferred, s->late, s->late ? s->late_ns_sum / s->late : 0, s->late_ns_max,
+		s->broken);
+}
+
+void pmd_stats(FILE *out)
+{
+	unsigned i, q;
+
+	pthread_mutex_lock(&ctl_lock);
+	for (i = 0; i < nstats; i++) {
+		const struct pmd_blk_stats *rec = &stats_recs[i];
+		const struct pmd_blk *dev = dev_of_path(rec->path);
+
+		fprintf(out, "device %s connections %" PRIu64 "\n", rec->path, rec->connections);
+		for (q = 0; q < rec->queues; q++) {
+			struct pmd_vq_stats s = rec->q[q];
+
+			if (dev != NULL && dev->stats == rec && dev->vq[q] != NULL)
+				stats_add(&s, &dev->vq[q]->st);
+			stats_print_queue(out, q, &s);
+		}
+	}
+	pthread_mutex_unlock(&ctl_lock);
+	pmd_poller_stats(out);
+}

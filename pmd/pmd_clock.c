@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* pmd_clock.c - calibration of the TSC nanosecond clock (see pmd_clock.h). */
+#include "pmd/pmd_clock.h"
+
+struct pmd_clock pmd_clock = {.tsc0 = 0, .mult = 1ULL << 32};
+
+void pmd_clock_init(uint64_t tsc_hz)
+{
+	if (tsc_hz == 0)
+		tsc_hz = 1000000000ULL;
+	pmd_clock.mult = (uint64_t)(((unsigned __int128)1000000000ULL << 32) / tsc_hz);
+	pmd_clock.tsc0 = rte_rdtsc();
+}

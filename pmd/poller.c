@@ -1,0 +1,294 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * poller.c - poller lcores: sweep loop, control rings, start/stop
+ * (pmd_init, pmd_pollers_start, pmd_poller_run_main, pmd_pollers_stop).
+ *
+ * The sweep loop takes no lock and makes no syscall except the call
+ * eventfd writes the guest asked for.  Control messages are pointers on a
+ * multi-producer / single-consumer rte_ring.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_common.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_log.h>
+#include <rte_pause.h>
+#include <rte_ring.h>
+
+#include "pmd/pmd.h"
+#include "pmd/pmd_clock.h"
+#include "pmd/poller.h"
+
+#define CTL_RING_SIZE 1024
+
+enum ctl_type { CTL_ATTACH, CTL_DETACH };
+
+struct ctl_msg {
+	enum ctl_type type;
+	struct pmd_vq *q;
+	volatile int done; /* set by whoever applied the message */
+};
+
+struct pmd_poller {
+	/* poller-owned, hot */
+	struct pmd_vq *vqs[PMD_POLLER_MAX_VQ];
+	unsigned nvq;
+	uint64_t sweeps;
+	uint64_t busy_sweeps;
+	struct pmd_chain chain; /* scratch for the chain walker */
+	/* shared with control */
+	struct rte_ring *ctl __rte_cache_aligned;
+	volatile int stop;
+	volatile int exited;
+	bool running; /* under poller_lock */
+	bool is_main;
+	unsigned lcore;
+	unsigned idx;
+} __rte_cache_aligned;
+
+static struct pmd_poller *pollers[PMD_MAX_POLLERS];
+static unsigned npollers;
+static pthread_mutex_t poller_lock = PTHREAD_MUTEX_INITIALIZER;
+
+unsigned pmd_poller_count(void)
+{
+	return npollers;
+}
+
+static void poller_apply(struct pmd_poller *p, struct ctl_msg *m)
+{
+	unsigned i;
+
+	if (m->type == CTL_ATTACH) {
+		if (p->nvq < PMD_POLLER_MAX_VQ)
+			p->vqs[p->nvq++] = m->q;
+	} else {
+		for (i = 0; i < p->nvq; i++) {
+			if (p->vqs[i] != m->q)
+				continue;
+			p->vqs[i] = p->vqs[--p->nvq];
+			pmd_vq_flush(m->q, pmd_now_ns());
+			break;
+		}
+	}
+	__atomic_store_n(&m->done, 1, __ATOMIC_RELEASE);
+}
+
+static void poller_drain_ctl(struct pmd_poller *p)
+{
+	void *m;
+
+	while (rte_ring_sc_dequeue(p->ctl, &m) == 0)
+		poller_apply(p, m);
+}
+
+static int poller_loop(void *arg)
+{
+	struct pmd_poller *p = arg;
+
+	while (!__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE)) {
+		uint64_t now;
+		unsigned work = 0;
+		unsigned i;
+
+		if (!rte_ring_empty(p->ctl))
+			poller_drain_ctl(p);
+		now = pmd_now_ns();
+		for (i = 0; i < p->nvq; i++)
+			work += pmd_vq_sweep(p->vqs[i], now, &p->chain);
+		p->sweeps++;
+		if (work)
+			p->busy_sweeps++;
+		else
+			rte_pause();
+	}
+	__atomic_store_n(&p->exited, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static void poller_free(struct pmd_poller *p)
+{
+	if (p == NULL)
+		return;
+	free(p->ctl);
+	free(p);
+}
+
+static struct pmd_poller *poller_new(unsigned idx, unsigned lcore, bool is_main)
+{
+	struct pmd_poller *p = NULL;
+	ssize_t sz = rte_ring_get_memsize(CTL_RING_SIZE);
+	void *ring = NULL;
+
+	if (sz < 0 || posix_memalign((void **)&p, RTE_CACHE_LINE_SIZE, sizeof(*p)) != 0)
+		return NULL;
+	memset(p, 0, sizeof(*p));
+	if (posix_memalign(&ring, RTE_CACHE_LINE_SIZE, (size_t)sz) != 0) {
+		free(p);
+		return NULL;
+	}
+	p->ctl = ring;
+	if (rte_ring_init(p->ctl, "pmd_ctl", CTL_RING_SIZE, RING_F_SC_DEQ) != 0) {
+		poller_free(p);
+		return NULL;
+	}
+	p->idx = idx;
+	p->lcore = lcore;
+	p->is_main = is_main;
+	return p;
+}
+
+int pmd_init(const unsigned *lcores, unsigned n, bool main_polls)
+{
+	unsigned i;
+
+	if (npollers != 0)
+		return -EALREADY;
+	if (n == 0 || n > PMD_MAX_POLLERS)
+		return -EINVAL;
+	if (main_polls && n != 1)
+		return -EINVAL;
+	pmd_clock_init(rte_get_tsc_hz());
+	for (i = 0; i < n; i++) {
+		pollers[i] = poller_new(i, lcores[i], main_polls);
+		if (pollers[i] == NULL) {
+			while (i-- > 0)
+				poller_free(pollers[i]);
+			return -ENOMEM;
+		}
+	}
+	npollers = n;
+	return 0;
+}
+
+int pmd_poller_attach(unsigned idx, struct pmd_vq *q)
+{
+	struct pmd_poller *p = pollers[idx % npollers];
+	struct ctl_msg *m = calloc(1, sizeof(*m));
+
+	if (m == NULL)
+		return -ENOMEM;
+	m->type = CTL_ATTACH;
+	m->q = q;
+	q->poller = p->idx;
+	pthread_mutex_lock(&poller_lock);
+	if (p->running) {
+		while (rte_ring_mp_enqueue(p->ctl, m) != 0)
+			rte_pause();
+		pthread_mutex_unlock(&poller_lock);
+		/* the poller sets done; wait so that m can be freed */
+		while (!__atomic_load_n(&m->done, __ATOMIC_ACQUIRE))
+			rte_pause();
+	} else {
+		poller_apply(p, m);
+		pthread_mutex_unlock(&poller_lock);
+	}
+	free(m);
+	return 0;
+}
+
+void pmd_poller_detach(struct pmd_vq *q)
+{
+	struct pmd_poller *p = pollers[q->poller];
+	struct ctl_msg m = {.type = CTL_DETACH, .q = q};
+	unsigned spins = 0;
+
+	pthread_mutex_lock(&poller_lock);
+	if (!p->running) {
+		poller_apply(p, &m);
+		pthread_mutex_unlock(&poller_lock);
+		return;
+	}
+	while (rte_ring_mp_enqueue(p->ctl, &m) != 0)
+		rte_pause();
+	pthread_mutex_unlock(&poller_lock);
+	while (!__atomic_load_n(&m.done, __ATOMIC_ACQUIRE)) {
+		if (++spins > 1000)
+			usleep(10);
+		else
+			rte_pause();
+	}
+}
+
+int pmd_pollers_start(void)
+{
+	unsigned i;
+	int rc = 0;
+
+	pthread_mutex_lock(&poller_lock);
+	for (i = 0; i < npollers; i++) {
+		struct pmd_poller *p = pollers[i];
+
+		if (p->running)
+			continue;
+		p->stop = 0;
+		p->exited = 0;
+		p->running = true;
+		if (p->is_main)
+			continue;
+		rc = rte_eal_remote_launch(poller_loop, p, p->lcore);
+		if (rc != 0) {
+			p->running = false;
+			RTE_LOG(ERR, USER1, "femud: cannot launch poller on lcore %u: %s\n",
+				p->lcore, strerror(-rc));
+			break;
+		}
+	}
+	pthread_mutex_unlock(&poller_lock);
+	return rc;
+}
+
+void pmd_poller_run_main(void)
+{
+	unsigned i;
+
+	for (i = 0; i < npollers; i++) {
+		if (pollers[i]->is_main && pollers[i]->running)
+			poller_loop(pollers[i]);
+	}
+}
+
+void pmd_pollers_stop(void)
+{
+	unsigned i;
+
+	for (i = 0; i < npollers; i++) {
+		struct pmd_poller *p = pollers[i];
+
+		pthread_mutex_lock(&poller_lock);
+		if (!p->running) {
+			pthread_mutex_unlock(&poller_lock);
+			continue;
+		}
+		pthread_mutex_unlock(&poller_lock);
+		__atomic_store_n(&p->stop, 1, __ATOMIC_RELEASE);
+		if (p->is_main) {
+			while (!__atomic_load_n(&p->exited, __ATOMIC_ACQUIRE))
+				usleep(100);
+		} else {
+			rte_eal_wait_lcore(p->lcore);
+		}
+		pthread_mutex_lock(&poller_lock);
+		p->running = false;
+		poller_drain_ctl(p);
+		pthread_mutex_unlock(&poller_lock);
+	}
+}
+
+void pmd_poller_stats(FILE *out)
+{
+	unsigned i;
+
+	for (i = 0; i < npollers; i++) {
+		const struct pmd_poller *p = pollers[i];
+
+		fprintf(out,
+			"poller %u lcore %u queues %u sweeps %" PRIu64 " busy_sweeps %" PRIu64 "\n",
+			i, p->lcore, p->nvq, p->sweeps, p->busy_sweeps);
+	}
+}

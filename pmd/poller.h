@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * poller.h - pollers and the lock-free hand-over of queues to them.
+ *
+ * Each poller owns a list of queues that only it touches while it runs.
+ * Control code (rte_vhost's thread, the daemon's main thread) attaches and
+ * detaches queues through a per-poller rte_ring of messages: attach is
+ * asynchronous, detach waits for the poller's acknowledgement (the queue
+ * is flushed and no longer referenced when it returns).  While a poller is
+ * not running the control code applies the message itself.
+ */
+#ifndef PMD_POLLER_H
+#define PMD_POLLER_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "pmd/vq.h"
+
+/* Queues one poller can hold. */
+#define PMD_POLLER_MAX_VQ 1024
+
+/* Number of pollers configured by pmd_init(); 0 before. */
+unsigned pmd_poller_count(void);
+
+/* Hand q to poller idx (asynchronous). Returns 0 or -ENOSPC when full. */
+int pmd_poller_attach(unsigned idx, struct pmd_vq *q);
+
+/* Take q back from its poller; returns once the poller has let go of it. */
+void pmd_poller_detach(struct pmd_vq *q);
+
+/* Print per-poller counters. */
+void pmd_poller_stats(FILE *out);
+
+#endif /* PMD_POLLER_H */

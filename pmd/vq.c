@@ -1,0 +1,294 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * vq.c - serving one split virtqueue on a poller (see vq.h).
+ *
+ * Ordering rules (virtio 1.1, 2.6): the avail index is read before the ring
+ * entries it covers (rte_smp_rmb); status bytes and used entries are written
+ * before the used index that publishes them (rte_smp_wmb); the used index is
+ * stored before used_event / the avail flags are read to decide on a call
+ * (rte_smp_mb).  Kicks are suppressed for good: with EVENT_IDX avail_event
+ * is kept one behind what was consumed, which never falls inside the
+ * window the driver tests; without it VRING_USED_F_NO_NOTIFY is set.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_atomic.h>
+#include <rte_log.h>
+
+#include "pmd/vq.h"
+
+static inline uint16_t ld16(const volatile uint16_t *p)
+{
+	return *p;
+}
+
+static inline void st16(volatile uint16_t *p, uint16_t v)
+{
+	*p = v;
+}
+
+static volatile uint16_t *avail_event_of(struct pmd_vq *q)
+{
+	return (volatile uint16_t *)&q->used->ring[q->size];
+}
+
+static volatile uint16_t *used_event_of(struct pmd_vq *q)
+{
+	return (volatile uint16_t *)&q->avail->ring[q->size];
+}
+
+static void vq_suppress_kicks(struct pmd_vq *q)
+{
+	if (q->event_idx) {
+		q->avail_event = (uint16_t)(q->last_avail - 1);
+		st16(avail_event_of(q), q->avail_event);
+	} else {
+		st16(&q->used->flags, ld16(&q->used->flags) | VRING_USED_F_NO_NOTIFY);
+	}
+	rte_smp_mb();
+}
+
+struct pmd_vq *pmd_vq_create(const struct pmd_vq_setup *s)
+{
+	struct pmd_vq *q = NULL;
+
+	if (posix_memalign((void **)&q, RTE_CACHE_LINE_SIZE, sizeof(*q)) != 0)
+		return NULL;
+	memset(q, 0, sizeof(*q));
+	q->heap = calloc(s->size, sizeof(*q->heap));
+	if (q->heap == NULL) {
+		free(q);
+		return NULL;
+	}
+	q->desc = s->desc;
+	q->avail = s->avail;
+	q->used = s->used;
+	q->mem = s->mem;
+	q->target = s->target;
+	q->size = s->size;
+	q->mask = (uint16_t)(s->size - 1);
+	q->last_avail = s->last_avail;
+	q->used_idx = s->last_used;
+	q->signalled_used = s->last_used;
+	q->callfd = s->callfd;
+	q->event_idx = s->event_idx;
+	q->indirect = s->indirect;
+	q->vid = -1;
+	q->name = "";
+	vq_suppress_kicks(q);
+	return q;
+}
+
+void pmd_vq_free(struct pmd_vq *q)
+{
+	if (q == NULL)
+		return;
+	free(q->heap);
+	free(q);
+}
+
+static void vq_break(struct pmd_vq *q, const char *why)
+{
+	q->broken = true;
+	q->st.broken++;
+	RTE_LOG(ERR, USER1, "femud: %s queue %u: %s; queue stopped\n", q->name, q->qid, why);
+}
+
+/* Min-heap of pending completions ordered by due_ns. */
+static void heap_push(struct pmd_vq *q, const struct pmd_vq_pending *p)
+{
+	uint32_t i = q->nheap++;
+
+	while (i > 0) {
+		uint32_t parent = (i - 1) / 2;
+
+		if (q->heap[parent].due_ns <= p->due_ns)
+			break;
+		q->heap[i] = q->heap[parent];
+		i = parent;
+	}
+	q->heap[i] = *p;
+}
+
+static struct pmd_vq_pending heap_pop(struct pmd_vq *q)
+{
+	struct pmd_vq_pending top = q->heap[0];
+	struct pmd_vq_pending last = q->heap[--q->nheap];
+	uint32_t n = q->nheap;
+	uint32_t i = 0;
+
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && q->heap[c + 1].due_ns < q->heap[c].due_ns)
+			c++;
+		if (last.due_ns <= q->heap[c].due_ns)
+			break;
+		q->heap[i] = q->heap[c];
+		i = c;
+	}
+	if (n > 0)
+		q->heap[i] = last;
+	return top;
+}
+
+/* Write the status byte and a used entry (published later). */
+static void vq_complete(struct pmd_vq *q, uint16_t head, uint8_t *status, uint8_t st,
+			uint32_t used_len)
+{
+	struct vring_used_elem *e = &q->used->ring[q->used_idx & q->mask];
+
+	*(volatile uint8_t *)status = st;
+	e->id = head;
+	e->len = used_len;
+	q->used_idx++;
+}
+
+static unsigned vq_post_due(struct pmd_vq *q, uint64_t now)
+{
+	unsigned n = 0;
+
+	while (q->nheap > 0 && q->heap[0].due_ns <= now) {
+		struct pmd_vq_pending p = heap_pop(q);
+		uint64_t late = now - p.due_ns;
+
+		vq_complete(q, p.head, p.status, p.st, p.used_len);
+		q->st.deferred++;
+		if (late > PMD_LATE_NS) {
+			q->st.late++;
+			q->st.late_ns_sum += late;
+			if (late > q->st.late_ns_max)
+				q->st.late_ns_max = late;
+		}
+		n++;
+	}
+	return n;
+}
+
+static void vq_account(struct pmd_vq *q, const struct pmd_blk_done *d)
+{
+	q->st.requests++;
+	q->st.rd_bytes += d->rd_bytes;
+	q->st.wr_bytes += d->wr_bytes;
+	if (d->status != VIRTIO_BLK_S_OK)
+		q->st.errors++;
+}
+
+/* Serve one request at head; false when the queue had to stop. */
+static bool vq_serve(struct pmd_vq *q, uint16_t head, uint64_t now, struct pmd_chain *c)
+{
+	const struct pmd_chain_ring ring = {
+	    .desc = q->desc, .size = q->size, .indirect_ok = q->indirect};
+	enum pmd_chain_result r = pmd_chain_parse(q->mem, &ring, head, c);
+	struct pmd_blk_done d;
+
+	if (r == PMD_CHAIN_BROKEN) {
+		vq_break(q, c->why);
+		return false;
+	}
+	pmd_blk_req_exec(q->target, c, r, now, &d);
+	vq_account(q, &d);
+	if (d.due_ns <= now) {
+		vq_complete(q, head, c->status, d.status, d.used_len);
+	} else {
+		const struct pmd_vq_pending p = {.due_ns = d.due_ns,
+						 .status = c->status,
+						 .used_len = d.used_len,
+						 .head = head,
+						 .st = d.status};
+
+		heap_push(q, &p);
+	}
+	return true;
+}
+
+static unsigned vq_take(struct pmd_vq *q, uint64_t now, struct pmd_chain *c)
+{
+	uint16_t avail_idx = ld16(&q->avail->idx);
+	uint16_t n = (uint16_t)(avail_idx - q->last_avail);
+	uint16_t i;
+
+	if (n == 0)
+		return 0;
+	if (n > q->size) {
+		vq_break(q, "avail index moved by more than the queue size");
+		return 0;
+	}
+	if (n > PMD_VQ_BURST)
+		n = PMD_VQ_BURST;
+	rte_smp_rmb();
+	for (i = 0; i < n && q->nheap < q->size; i++) {
+		uint16_t head = ld16(&q->avail->ring[q->last_avail & q->mask]);
+
+		if (!vq_serve(q, head, now, c))
+			break;
+		q->last_avail++;
+	}
+	if (q->event_idx && q->avail_event != (uint16_t)(q->last_avail - 1)) {
+		q->avail_event = (uint16_t)(q->last_avail - 1);
+		st16(avail_event_of(q), q->avail_event);
+	}
+	return i;
+}
+
+static void vq_call(struct pmd_vq *q)
+{
+	static const uint64_t one = 1;
+
+	if (q->callfd >= 0 && write(q->callfd, &one, sizeof(one)) == sizeof(one))
+		q->st.calls++;
+}
+
+/* Publish used->idx and send at most one call if the guest asked for it. */
+static void vq_publish_notify(struct pmd_vq *q)
+{
+	uint16_t old = q->signalled_used;
+	bool need;
+
+	rte_smp_wmb();
+	st16(&q->used->idx, q->used_idx);
+	rte_smp_mb();
+	if (q->event_idx)
+		need = vring_need_event(ld16(used_event_of(q)), q->used_idx, old);
+	else
+		need = !(ld16(&q->avail->flags) & VRING_AVAIL_F_NO_INTERRUPT);
+	q->signalled_used = q->used_idx;
+	if (need && q->callfd >= 0)
+		vq_call(q);
+	else
+		q->st.calls_saved++;
+}
+
+unsigned pmd_vq_sweep(struct pmd_vq *q, uint64_t now_ns, struct pmd_chain *scratch)
+{
+	uint16_t used_before = q->used_idx;
+	unsigned work = 0;
+
+	if (q->nheap > 0 && q->heap[0].due_ns <= now_ns)
+		work += vq_post_due(q, now_ns);
+	if (!q->broken)
+		work += vq_take(q, now_ns, scratch);
+	if (q->used_idx != used_before)
+		vq_publish_notify(q);
+	return work;
+}
+
+void pmd_vq_flush(struct pmd_vq *q, uint64_t now_ns)
+{
+	uint16_t used_before = q->used_idx;
+
+	while (q->nheap > 0) {
+		struct pmd_vq_pending p = heap_pop(q);
+
+		vq_complete(q, p.head, p.status, p.st, p.used_len);
+		q->st.deferred++;
+		if (p.due_ns < now_ns && now_ns - p.due_ns > PMD_LATE_NS)
+			q->st.late++;
+	}
+	if (q->used_idx != used_before)
+		vq_publish_notify(q);
+}

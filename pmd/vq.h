@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * vq.h - one split virtqueue as a poller serves it.
+ *
+ * Owns: consuming the avail ring, handing requests to blk_req, posting
+ * completions to the used ring (inline when due, else from a per-queue
+ * min-heap ordered by due time), kick suppression and call decisions.
+ * A struct pmd_vq is written only by the poller that owns it while it is
+ * attached (control code touches it only before attach / after detach).
+ * Units: times in ns of pmd_clock.
+ */
+#ifndef PMD_VQ_H
+#define PMD_VQ_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <linux/virtio_ring.h>
+#include <rte_common.h>
+#include <rte_vhost.h>
+
+#include "pmd/blk_req.h"
+#include "pmd/vq_chain.h"
+
+/* A completion is "late" when posted more than this after its due time. */
+#define PMD_LATE_NS 1000
+/* Requests taken from one queue in one sweep. */
+#define PMD_VQ_BURST 64
+
+/* Counters of one queue; summed by pmd_stats(). */
+struct pmd_vq_stats {
+	uint64_t requests;    /* requests completed */
+	uint64_t rd_bytes;    /* data bytes read by the guest */
+	uint64_t wr_bytes;    /* data bytes written by the guest */
+	uint64_t errors;      /* requests answered IOERR or UNSUPP */
+	uint64_t calls;	      /* interrupts sent (callfd writes) */
+	uint64_t calls_saved; /* used-ring updates the guest did not want a call for */
+	uint64_t deferred;    /* completions posted from the timer heap */
+	uint64_t late;	      /* of those, posted more than PMD_LATE_NS after due */
+	uint64_t late_ns_sum;
+	uint64_t late_ns_max;
+	uint64_t broken; /* times the queue was stopped for an unanswerable chain */
+} __rte_cache_aligned;
+
+/* A completion waiting for its due time. */
+struct pmd_vq_pending {
+	uint64_t due_ns;
+	uint8_t *status;
+	uint32_t used_len;
+	uint16_t head;
+	uint8_t st;
+};
+
+/* How a queue is set up (from rte_vhost at queue start). */
+struct pmd_vq_setup {
+	struct vring_desc *desc;
+	struct vring_avail *avail;
+	struct vring_used *used;
+	uint16_t size;	     /* entries, power of two */
+	uint16_t last_avail; /* next avail entry to serve */
+	uint16_t last_used;  /* used->idx to continue from */
+	int callfd;	     /* < 0: no interrupts (poll queue) */
+	bool event_idx;
+	bool indirect;
+	struct rte_vhost_memory *mem; /* guest memory map, owned by the caller */
+	const struct pmd_blk_target *target;
+};
+
+struct pmd_vq {
+	/* hot: poller-owned */
+	struct vring_desc *desc;
+	struct vring_avail *avail;
+	struct vring_used *used;
+	struct rte_vhost_memory *mem;
+	const struct pmd_blk_target *target;
+	struct pmd_vq_pending *heap; /* min-heap by due_ns, size entries */
+	uint32_t nheap;
+	uint16_t size;
+	uint16_t mask;
+	uint16_t last_avail;
+	uint16_t used_idx;	 /* shadow of used->idx */
+	uint16_t signalled_used; /* used_idx when the last call decision was made */
+	uint16_t avail_event;	 /* value last written to avail_event */
+	int callfd;
+	bool event_idx;
+	bool indirect;
+	bool broken;
+	struct pmd_vq_stats st;
+	/* control-owned identity */
+	int vid;
+	uint16_t qid;
+	unsigned poller;
+	const char *name; /* device socket path, for log lines */
+};
+
+/* Allocate a queue (not on the hot path); NULL on allocation failure. */
+struct pmd_vq *pmd_vq_create(const struct pmd_vq_setup *s);
+void pmd_vq_free(struct pmd_vq *q);
+
+/*
+ * Serve a queue once: post due completions, take up to PMD_VQ_BURST new
+ * requests, publish the used index, keep kicks suppressed and send at most
+ * one call.  Returns the number of requests taken plus completions posted.
+ * scratch is a per-poller chain buffer.
+ */
+unsigned pmd_vq_sweep(struct pmd_vq *q, uint64_t now_ns, struct pmd_chain *scratch);
+
+/* Post every pending completion now (queue stop) and notify the guest. */
+void pmd_vq_flush(struct pmd_vq *q, uint64_t now_ns);
+
+#endif /* PMD_VQ_H */

@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * vq_chain.c - descriptor chain walker and validator (see vq_chain.h).
+ *
+ * Owns the rules a chain must follow before any byte of it is used:
+ * head and next indexes inside the table, at most one table entry per
+ * descriptor walked (loops end), indirect only at the head, only when
+ * negotiated, never nested, its table inside one guest memory region;
+ * every buffer translated with its length; device-readable descriptors
+ * before device-writable ones; at least 16 readable bytes of header and one
+ * writable byte of status.
+ */
+#include <string.h>
+
+#include "pmd/vq_chain.h"
+
+/* Walk state while descriptors are consumed. */
+struct chain_walk {
+	struct rte_vhost_memory *mem;
+	struct pmd_chain *c;
+	uint8_t hdr[PMD_BLK_HDR_SIZE];
+	uint32_t hdr_got; /* header bytes copied so far */
+	uint32_t niov;	  /* segments stored in c->iov */
+	bool seen_write;  /* a device-writable descriptor was seen */
+	bool bad;	  /* answer IOERR */
+	uint8_t *last_w;  /* last writable piece, NULL if none or untranslatable */
+	uint32_t last_w_len;
+	bool last_w_in_iov; /* last_w is c->iov[niov - 1] */
+};
+
+static void walk_fail(struct chain_walk *w, const char *why)
+{
+	if (!w->bad)
+		w->c->why = why;
+	w->bad = true;
+}
+
+/* Read a descriptor once; the guest may rewrite it at any time. */
+static struct vring_desc desc_read(const struct vring_desc *tbl, uint32_t i)
+{
+	const volatile struct vring_desc *v = &tbl[i];
+	struct vring_desc d;
+
+	d.addr = v->addr;
+	d.len = v->len;
+	d.flags = v->flags;
+	d.next = v->next;
+	return d;
+}
+
+static void walk_store(struct chain_walk *w, uint8_t *p, uint32_t len)
+{
+	if (w->niov == PMD_CHAIN_MAX_IOV) {
+		walk_fail(w, "more data segments than supported");
+		return;
+	}
+	w->c->iov[w->niov].base = p;
+	w->c->iov[w->niov].len = len;
+	w->niov++;
+}
+
+static void walk_readable_piece(struct chain_walk *w, uint8_t *p, uint32_t len)
+{
+	if (w->hdr_got < PMD_BLK_HDR_SIZE) {
+		uint32_t n = PMD_BLK_HDR_SIZE - w->hdr_got;
+
+		if (n > len)
+			n = len;
+		memcpy(w->hdr + w->hdr_got, p, n);
+		w->hdr_got += n;
+		p += n;
+		len -= n;
+	}
+	if (len == 0)
+		return;
+	w->c->rd_len += len;
+	w->c->nrd++;
+	walk_store(w, p, len);
+}
+
+static void walk_writable_piece(struct chain_walk *w, uint8_t *p, uint32_t len)
+{
+	uint32_t before = w->niov;
+
+	w->c->wr_len += len;
+	w->c->nwr++;
+	walk_store(w, p, len);
+	w->last_w = p;
+	w->last_w_len = len;
+	w->last_w_in_iov = w->niov != before;
+}
+
+/* Translate one descriptor's buffer piece by piece and consume it. */
+static void walk_buffer(struct chain_walk *w, uint64_t gpa, uint32_t len, bool writable)
+{
+	if (writable)
+		w->seen_write = true;
+	else if (w->seen_write) {
+		walk_fail(w, "device-readable descriptor after a writable one");
+		return;
+	}
+	if (gpa + len < gpa) {
+		walk_fail(w, "buffer address wraps");
+		if (writable)
+			w->last_w = NULL;
+		return;
+	}
+	while (len > 0) {
+		uint64_t l = len;
+		uint64_t hva = rte_vhost_va_from_guest_pa(w->mem, gpa, &l);
+
+		if (hva == 0 || l == 0) {
+			walk_fail(w, "buffer outside guest memory");
+			if (writable)
+				w->last_w = NULL;
+			return;
+		}
+		if (writable)
+			walk_writable_piece(w, (uint8_t *)(uintptr_t)hva, (uint32_t)l);
+		else
+			walk_readable_piece(w, (uint8_t *)(uintptr_t)hva, (uint32_t)l);
+		gpa += l;
+		len -= (uint32_t)l;
+	}
+}
+
+static enum pmd_chain_result chain_broken(struct pmd_chain *c, const char *why)
+{
+	c->status = NULL;
+	c->why = why;
+	return PMD_CHAIN_BROKEN;
+}
+
+/* Switch to the indirect table described by d; returns NULL (and why) if unusable. */
+static const struct vring_desc *indirect_table(struct rte_vhost_memory *mem,
+					       const struct vring_desc *d, uint32_t *n,
+					       const char **why)
+{
+	uint64_t l = d->len;
+	uint64_t hva;
+
+	if (d->flags & VRING_DESC_F_NEXT) {
+		*why = "indirect descriptor with NEXT";
+		return NULL;
+	}
+	if (d->len == 0 || d->len % sizeof(struct vring_desc) != 0 ||
+	    d->len / sizeof(struct vring_desc) > PMD_CHAIN_MAX_INDIRECT) {
+		*why = "bad indirect table length";
+		return NULL;
+	}
+	hva = rte_vhost_va_from_guest_pa(mem, d->addr, &l);
+	if (hva == 0 || l != d->len) {
+		*why = "indirect table outside one guest memory region";
+		return NULL;
+	}
+	*n = d->len / sizeof(struct vring_desc);
+	return (const struct vring_desc *)(uintptr_t)hva;
+}
+
+/* Locate the status byte and split off the header; decide the result. */
+static enum pmd_chain_result walk_finish(struct chain_walk *w)
+{
+	struct pmd_chain *c = w->c;
+
+	if (w->last_w == NULL)
+		return chain_broken(c, w->bad ? c->why : "no device-writable status byte");
+	c->status = w->last_w + w->last_w_len - 1;
+	c->wr_len--;
+	if (w->last_w_in_iov) {
+		struct fm_iov *last = &c->iov[w->niov - 1];
+
+		if (--last->len == 0) {
+			w->niov--;
+			c->nwr--;
+		}
+	}
+	if (w->hdr_got < PMD_BLK_HDR_SIZE)
+		walk_fail(w, "request header shorter than 16 bytes");
+	memcpy(&c->hdr, w->hdr, sizeof(c->hdr));
+	return w->bad ? PMD_CHAIN_IOERR : PMD_CHAIN_OK;
+}
+
+enum pmd_chain_result pmd_chain_parse(struct rte_vhost_memory *mem,
+				      const struct pmd_chain_ring *ring, uint16_t head,
+				      struct pmd_chain *c)
+{
+	struct chain_walk w = {.mem = mem, .c = c};
+	const struct vring_desc *tbl = ring->desc;
+	uint32_t tbl_size = ring->size;
+	const char *why = NULL;
+	struct vring_desc d;
+	uint32_t walked = 0;
+
+	c->rd_len = c->wr_len = 0;
+	c->nrd = c->nwr = 0;
+	c->ndesc = 0;
+	c->why = NULL;
+	memset(&c->hdr, 0, sizeof(c->hdr));
+	if (head >= ring->size)
+		return chain_broken(c, "head index outside the queue");
+	d = desc_read(tbl, head);
+	if (d.flags & VRING_DESC_F_INDIRECT) {
+		if (!ring->indirect_ok)
+			return chain_broken(c, "indirect descriptor not negotiated");
+		tbl = indirect_table(mem, &d, &tbl_size, &why);
+		if (tbl == NULL)
+			return chain_broken(c, why);
+		d = desc_read(tbl, 0);
+	}
+	for (;;) {
+		if (++walked > tbl_size)
+			return chain_broken(c, "descriptor chain loops or is too long");
+		if (d.flags & VRING_DESC_F_INDIRECT)
+			return chain_broken(c, "indirect descriptor inside a chain");
+		if (d.len > 0)
+			walk_buffer(&w, d.addr, d.len, d.flags & VRING_DESC_F_WRITE);
+		if (!(d.flags & VRING_DESC_F_NEXT))
+			break;
+		if (d.next >= tbl_size)
+			return chain_broken(c, "next index outside the table");
+		d = desc_read(tbl, d.next);
+	}
+	c->ndesc = (uint16_t)walked;
+	return walk_finish(&w);
+}
+
+uint64_t pmd_iov_copy_out(const struct fm_iov *iov, uint32_t n, uint64_t off, void *dst,
+			  uint64_t len)
+{
+	uint8_t *out = dst;
+	uint64_t done = 0;
+	uint32_t i;
+
+	for (i = 0; i < n && done < len; i++) {
+		uint64_t take;
+
+		if (off >= iov[i].len) {
+			off -= iov[i].len;
+			continue;
+		}
+		take = iov[i].len - off;
+		if (take > len - done)
+			take = len - done;
+		memcpy(out + done, (const uint8_t *)iov[i].base + off, take);
+		done += take;
+		off = 0;
+	}
+	return done;
+}
+
+uint64_t pmd_iov_copy_in(const struct fm_iov *iov, uint32_t n, const void *src, uint64_t len)
+{
+	const uint8_t *in = src;
+	uint64_t done = 0;
+	uint32_t i;
+
+	for (i = 0; i < n && done < len; i++) {
+		uint64_t take = iov[i].len;
+
+		if (take > len - done)
+			take = len - done;
+		memcpy(iov[i].base, in + done, take);
+		done += take;
+	}
+	return done;
+}

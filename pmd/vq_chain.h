@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * vq_chain.h - split-virtqueue descriptor chain walker and validator for
+ * virtio-blk requests.
+ *
+ * Owns: walking one chain (direct or indirect), translating every guest
+ * buffer through the guest memory map with its length (a buffer spanning
+ * regions becomes several segments), and splitting the device-readable
+ * bytes into the 16-byte request header plus data and the device-writable
+ * bytes into data plus the 1-byte status.  Nothing here knows about the
+ * device model; nothing here writes guest memory.
+ *
+ * Every descriptor is read exactly once into a local copy before it is
+ * checked, so a guest changing its ring concurrently cannot make a checked
+ * value differ from a used one.
+ */
+#ifndef PMD_VQ_CHAIN_H
+#define PMD_VQ_CHAIN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <linux/virtio_blk.h>
+#include <linux/virtio_ring.h>
+#include <rte_vhost.h>
+
+#include "ftl/fm_model.h"
+
+/* Data segments one chain may carry (header and status excluded). */
+#define PMD_CHAIN_MAX_IOV FM_REQ_MAX_IOV
+
+/* Largest indirect table accepted, in descriptors. */
+#define PMD_CHAIN_MAX_INDIRECT 1024
+
+/* Size of the virtio-blk request header, bytes. */
+#define PMD_BLK_HDR_SIZE 16
+
+/* Outcome of pmd_chain_parse(). */
+enum pmd_chain_result {
+	PMD_CHAIN_OK = 0,
+	/* The request is malformed but a status byte was found: answer IOERR. */
+	PMD_CHAIN_IOERR,
+	/* No status byte can be located safely: the queue must stop. */
+	PMD_CHAIN_BROKEN,
+};
+
+/*
+ * A parsed request.  iov[0..nrd) are the device-readable data bytes after
+ * the header (rd_len in total); iov[nrd..nrd+nwr) the device-writable data
+ * bytes before the status (wr_len in total).  All host virtual addresses.
+ */
+struct pmd_chain {
+	struct virtio_blk_outhdr hdr; /* copied out of guest memory */
+	uint8_t *status;	      /* NULL only when BROKEN */
+	uint64_t rd_len;
+	uint64_t wr_len;
+	uint32_t nrd;
+	uint32_t nwr;
+	uint16_t ndesc;	 /* descriptors walked, for statistics */
+	const char *why; /* reason of the first error, static string */
+	struct fm_iov iov[PMD_CHAIN_MAX_IOV];
+};
+
+/* What the walker needs to know about the ring. */
+struct pmd_chain_ring {
+	const struct vring_desc *desc; /* host address of the descriptor table */
+	uint16_t size;		       /* queue size, entries */
+	bool indirect_ok;	       /* VIRTIO_RING_F_INDIRECT_DESC negotiated */
+};
+
+/*
+ * Walk the chain starting at head.  mem is the guest memory map.  On
+ * PMD_CHAIN_OK c describes the request; on PMD_CHAIN_IOERR c->status is the
+ * byte to answer and c->why says what was wrong; on PMD_CHAIN_BROKEN
+ * c->status is NULL and c->why says why.
+ */
+enum pmd_chain_result pmd_chain_parse(struct rte_vhost_memory *mem,
+				      const struct pmd_chain_ring *ring, uint16_t head,
+				      struct pmd_chain *c);
+
+/*
+ * Copy len bytes out of the segments iov[0..n) starting at byte offset off;
+ * returns the number of bytes copied (less than len at the end of the data).
+ */
+uint64_t pmd_iov_copy_out(const struct fm_iov *iov, uint32_t n, uint64_t off, void *dst,
+			  uint64_t len);
+
+/* Copy len bytes into the segments iov[0..n) from offset 0; returns bytes copied. */
+uint64_t pmd_iov_copy_in(const struct fm_iov *iov, uint32_t n, const void *src, uint64_t len);
+
+#endif /* PMD_VQ_CHAIN_H */
