@@ -1,0 +1,979 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * fb_hostile.c - malformed virtio-blk requests and vhost-user messages
+ * (see fb_hostile.h).  A request case passes when the backend does not
+ * report success for it (an error status, a broken queue or a dropped
+ * connection are all acceptable) and the backend still serves a correct
+ * request on a fresh connection afterwards.
+ */
+#include "fb_hostile.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <linux/virtio_config.h>
+
+#include "fb_dev.h"
+#include "fb_mem.h"
+#include "fb_time.h"
+#include "fb_verify.h"
+#include "fb_vring.h"
+#include "vu_client.h"
+
+#define H_QSIZE 128u
+#define H_SLOTS 8u
+#define H_SLOT_BYTES 8192u
+#define H_SCRATCH 32u /* first descriptor index free for hand-built chains */
+#define H_CASE_WAIT_MS 500
+#define H_GEN 0x486f7374696c65ull /* "Hostile" */
+
+struct hctx {
+	const struct fb_opts *o;
+	struct fb_dev dev;
+	struct fb_mem mem;
+	struct fb_vq vq;
+	bool have_mem, have_vq;
+	uint64_t capacity; /* bytes */
+	uint8_t *ind;	   /* scratch area for indirect tables (in shared memory) */
+};
+
+/* One hand-built 3-descriptor request (defaults: a valid 4 KiB read of sector 0). */
+struct rq {
+	uint32_t type;
+	uint64_t sector;
+	uint64_t hdr_gpa, data_gpa, st_gpa;
+	uint32_t hdr_len, data_len, st_len;
+	uint16_t hdr_flags, data_flags, st_flags;
+	bool no_data;
+};
+
+static char why[256];
+
+static int failf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static void hctx_close(struct hctx *h)
+{
+	vu_close(&h->dev.conn);
+	if (h->have_vq)
+		fb_vq_fini(&h->vq);
+	if (h->have_mem)
+		fb_mem_destroy(&h->mem);
+	h->have_vq = h->have_mem = false;
+}
+
+/* Connect and negotiate; with start, also share memory and run queue 0. */
+static int hctx_open(struct hctx *h, const struct fb_opts *o, bool start)
+{
+	int rc;
+
+	memset(h, 0, sizeof(*h));
+	h->o = o;
+	h->dev.conn.fd = -1;
+	rc = fb_dev_connect(&h->dev, o->sock, o->timeout_ms, o->event_idx);
+	if (rc < 0) {
+		failf("%s", h->dev.err);
+		hctx_close(h);
+		return -1;
+	}
+	h->capacity = h->dev.capacity;
+	rc = fb_mem_create(&h->mem, fb_vq_mem_bytes(H_QSIZE, H_SLOTS, H_SLOT_BYTES) + 65536, false);
+	if (rc < 0) {
+		hctx_close(h);
+		return failf("shared memory: %s", strerror(-rc));
+	}
+	h->have_mem = true;
+	rc = fb_vq_init(&h->vq, &h->mem, 0, H_QSIZE, H_SLOTS, H_SLOT_BYTES,
+			h->dev.conn.features & (1ull << VIRTIO_RING_F_EVENT_IDX));
+	h->ind = fb_mem_alloc(&h->mem, 32768, 4096);
+	if (rc < 0 || !h->ind) {
+		hctx_close(h);
+		return failf("queue setup failed");
+	}
+	h->have_vq = true;
+	if (start && fb_dev_start(&h->dev, &h->mem, &h->vq, 1) < 0) {
+		failf("%s", h->dev.err);
+		hctx_close(h);
+		return -1;
+	}
+	return 0;
+}
+
+/* Wait for one used entry.  1: completed (id in *id), 0: none in ms, -1: connection closed. */
+static int wait_used(struct hctx *h, unsigned ms, uint32_t *id)
+{
+	uint64_t end = fb_now_ns() + (uint64_t)ms * 1000000ull;
+	unsigned spins = 0;
+
+	for (;;) {
+		if (fb_vq_poll(&h->vq, id, 1) == 1)
+			return 1;
+		if ((++spins & 1023) == 0) {
+			if (fb_now_ns() > end)
+				return 0;
+			if (vu_peer_closed(&h->dev.conn))
+				return fb_vq_poll(&h->vq, id, 1) == 1 ? 1 : -1;
+		}
+	}
+}
+
+/* A correct 4 KiB write + read-back of the device's last block. */
+static int serve_check(struct hctx *h)
+{
+	uint64_t sector = h->capacity / 512 - 8;
+	uint32_t types[2] = {VIRTIO_BLK_T_OUT, VIRTIO_BLK_T_IN};
+	uint64_t flba, fgen;
+	enum fb_vres r;
+	uint32_t id;
+
+	if (h->capacity < 4096)
+		return failf("device too small for the liveness check");
+	for (int i = 0; i < 2; i++) {
+		void *buf = fb_vq_slot_data(&h->vq, 0);
+		if (types[i] == VIRTIO_BLK_T_OUT && h->dev.readonly)
+			continue;
+		if (types[i] == VIRTIO_BLK_T_OUT)
+			fb_verify_fill(buf, sector, 8, H_GEN);
+		else
+			memset(buf, 0, 4096);
+		fb_vq_submit(&h->vq, 0, types[i], sector, 4096);
+		fb_vq_kick(&h->vq);
+		if (wait_used(h, h->o->timeout_ms, &id) != 1)
+			return failf("no completion of a correct %s within %u ms",
+				     i ? "read" : "write", h->o->timeout_ms);
+		if (id != 0 || h->vq.status[0] != VIRTIO_BLK_S_OK)
+			return failf("correct %s: id %u status %u", i ? "read" : "write", id,
+				     h->vq.status[0]);
+	}
+	if (!h->dev.readonly &&
+	    fb_verify_check(fb_vq_slot_data(&h->vq, 0), sector, 8, H_GEN, &r, &flba, &fgen) >= 0)
+		return failf("read-back of the liveness block: %s", fb_verify_res_str(r));
+	return 0;
+}
+
+/* The liveness check after each case. */
+static int alive(const struct fb_opts *o)
+{
+	struct hctx h;
+	int rc;
+
+	if (hctx_open(&h, o, true) < 0) {
+		char tmp[256];
+		snprintf(tmp, sizeof(tmp), "%s", why);
+		return failf("backend not serving after the case: %s", tmp);
+	}
+	rc = serve_check(&h);
+	if (rc == 0) {
+		fb_dev_stop(&h.dev, &h.vq, 1);
+		h.dev.conn.fd = -1;
+	}
+	hctx_close(&h);
+	return rc;
+}
+
+/* ---- hand-built requests ---- */
+
+static void rq_default(struct hctx *h, struct rq *q, uint32_t type, uint64_t sector, uint32_t len)
+{
+	memset(q, 0, sizeof(*q));
+	q->type = type;
+	q->sector = sector;
+	q->hdr_gpa = fb_mem_gpa(&h->mem, &h->vq.hdr[0]);
+	q->hdr_len = sizeof(struct virtio_blk_outhdr);
+	q->data_gpa = fb_mem_gpa(&h->mem, fb_vq_slot_data(&h->vq, 0));
+	q->data_len = len;
+	q->data_flags = type == VIRTIO_BLK_T_OUT ? 0 : VRING_DESC_F_WRITE;
+	q->st_gpa = fb_mem_gpa(&h->mem, &h->vq.status[0]);
+	q->st_len = 1;
+	q->st_flags = VRING_DESC_F_WRITE;
+}
+
+static void set_desc(struct vring_desc *d, uint64_t addr, uint32_t len, uint16_t flags,
+		     uint16_t next)
+{
+	d->addr = addr;
+	d->len = len;
+	d->flags = flags;
+	d->next = next;
+}
+
+/* Write q into the scratch descriptors (head H_SCRATCH) and make it available. */
+static void rq_post(struct hctx *h, const struct rq *q)
+{
+	struct vring_desc *d = h->vq.vr.desc;
+	unsigned i = H_SCRATCH;
+
+	h->vq.hdr[0].type = q->type;
+	h->vq.hdr[0].ioprio = 0;
+	h->vq.hdr[0].sector = q->sector;
+	h->vq.status[0] = FB_STATUS_UNSET;
+	set_desc(&d[i], q->hdr_gpa, q->hdr_len, (uint16_t)(q->hdr_flags | VRING_DESC_F_NEXT),
+		 (uint16_t)(i + 1));
+	if (!q->no_data) {
+		set_desc(&d[i + 1], q->data_gpa, q->data_len,
+			 (uint16_t)(q->data_flags | VRING_DESC_F_NEXT), (uint16_t)(i + 2));
+		set_desc(&d[i + 2], q->st_gpa, q->st_len, q->st_flags, 0);
+	} else {
+		set_desc(&d[i + 1], q->st_gpa, q->st_len, q->st_flags, 0);
+	}
+	fb_vq_push_head(&h->vq, (uint16_t)i);
+	fb_vq_kick(&h->vq);
+}
+
+/* The request must not succeed: error status, no completion or a dropped connection. */
+static int expect_no_success(struct hctx *h, bool must_be_unsupp)
+{
+	uint32_t id;
+	int r = wait_used(h, H_CASE_WAIT_MS, &id);
+	uint8_t st = h->vq.status[0];
+
+	if (r <= 0)
+		return 0;
+	if (st == VIRTIO_BLK_S_OK)
+		return failf("backend reported success (status 0) for a malformed request");
+	if (must_be_unsupp && st != VIRTIO_BLK_S_UNSUPP && st != FB_STATUS_UNSET)
+		return failf("status %u, expected VIRTIO_BLK_S_UNSUPP (2)", st);
+	return 0;
+}
+
+/* Post q on a fresh started connection and expect no success. */
+static int run_rq(const struct fb_opts *o, struct rq *q,
+		  void (*tweak)(struct hctx *h, struct rq *q), bool must_be_unsupp)
+{
+	struct hctx h;
+	int rc;
+
+	if (hctx_open(&h, o, true) < 0)
+		return -1;
+	rq_default(&h, q, q->type, q->sector, q->data_len);
+	if (tweak)
+		tweak(&h, q);
+	rq_post(&h, q);
+	rc = expect_no_success(&h, must_be_unsupp);
+	hctx_close(&h);
+	return rc;
+}
+
+static uint64_t cap_sectors(const struct fb_opts *o)
+{
+	struct hctx h;
+	uint64_t s;
+
+	if (hctx_open(&h, o, false) < 0)
+		return 0;
+	s = h.capacity / 512;
+	hctx_close(&h);
+	return s;
+}
+
+static uint64_t g_cap_sectors;
+
+#define RQ_CASE(fn, type_, sector_, len_, tweak_, unsupp)                                          \
+	static int fn(const struct fb_opts *o)                                                     \
+	{                                                                                          \
+		struct rq q = {.type = (type_), .sector = (sector_), .data_len = (len_)};          \
+		return run_rq(o, &q, tweak_, unsupp);                                              \
+	}
+
+static void t_data_outside(struct hctx *h, struct rq *q)
+{
+	q->data_gpa = h->mem.gpa_base + h->mem.size + (1u << 20);
+}
+static void t_data_span_end(struct hctx *h, struct rq *q)
+{
+	q->data_gpa = h->mem.gpa_base + h->mem.size - 512;
+}
+static void t_data_wrap(struct hctx *h, struct rq *q)
+{
+	(void)h;
+	q->data_gpa = UINT64_MAX - 1000;
+}
+static void t_data_below(struct hctx *h, struct rq *q)
+{
+	q->data_gpa = h->mem.gpa_base - 2048;
+}
+static void t_hdr_outside(struct hctx *h, struct rq *q)
+{
+	q->hdr_gpa = h->mem.gpa_base + h->mem.size + 4096;
+}
+static void t_hdr_short(struct hctx *h, struct rq *q)
+{
+	(void)h;
+	q->hdr_len = 8;
+}
+static void t_hdr_writable(struct hctx *h, struct rq *q)
+{
+	(void)h;
+	q->hdr_flags = VRING_DESC_F_WRITE;
+}
+static void t_st_readonly(struct hctx *h, struct rq *q)
+{
+	(void)h;
+	q->st_flags = 0;
+}
+static void t_st_zero(struct hctx *h, struct rq *q)
+{
+	(void)h;
+	q->st_len = 0;
+}
+static void t_st_outside(struct hctx *h, struct rq *q)
+{
+	q->st_gpa = h->mem.gpa_base + h->mem.size + 8192;
+}
+static void t_data_readonly(struct hctx *h, struct rq *q)
+{
+	(void)h;
+	q->data_flags = 0;
+}
+static void t_data_writable(struct hctx *h, struct rq *q)
+{
+	(void)h;
+	q->data_flags = VRING_DESC_F_WRITE;
+}
+static void t_no_status(struct hctx *h, struct rq *q)
+{
+	(void)h;
+	q->no_data = true;
+	q->st_gpa = q->data_gpa;
+	q->st_len = 0;
+	q->st_flags = 0;
+}
+
+RQ_CASE(c_read_past_end, VIRTIO_BLK_T_IN, g_cap_sectors, 4096, NULL, false)
+RQ_CASE(c_read_straddle_end, VIRTIO_BLK_T_IN, g_cap_sectors - 1, 4096, NULL, false)
+RQ_CASE(c_read_sector_overflow, VIRTIO_BLK_T_IN, UINT64_MAX - 3, 4096, NULL, false)
+RQ_CASE(c_read_sector_wrap_bytes, VIRTIO_BLK_T_IN, (UINT64_MAX >> 9) + 1, 4096, NULL, false)
+RQ_CASE(c_write_past_end, VIRTIO_BLK_T_OUT, g_cap_sectors + 8, 4096, NULL, false)
+RQ_CASE(c_data_outside_mem, VIRTIO_BLK_T_IN, 0, 4096, t_data_outside, false)
+RQ_CASE(c_data_spans_mem_end, VIRTIO_BLK_T_IN, 0, 4096, t_data_span_end, false)
+RQ_CASE(c_data_addr_wraps, VIRTIO_BLK_T_IN, 0, 4096, t_data_wrap, false)
+RQ_CASE(c_data_below_mem, VIRTIO_BLK_T_OUT, 0, 4096, t_data_below, false)
+RQ_CASE(c_hdr_outside_mem, VIRTIO_BLK_T_IN, 0, 4096, t_hdr_outside, false)
+RQ_CASE(c_hdr_too_short, VIRTIO_BLK_T_IN, 0, 4096, t_hdr_short, false)
+RQ_CASE(c_hdr_device_writable, VIRTIO_BLK_T_IN, 0, 4096, t_hdr_writable, false)
+RQ_CASE(c_status_read_only, VIRTIO_BLK_T_IN, 0, 4096, t_st_readonly, false)
+RQ_CASE(c_status_len_zero, VIRTIO_BLK_T_IN, 0, 4096, t_st_zero, false)
+RQ_CASE(c_status_outside_mem, VIRTIO_BLK_T_IN, 0, 4096, t_st_outside, false)
+RQ_CASE(c_data_len_not_512, VIRTIO_BLK_T_IN, 0, 1000, NULL, false)
+RQ_CASE(c_write_len_not_512, VIRTIO_BLK_T_OUT, 0, 700, NULL, false)
+RQ_CASE(c_unknown_type, 0x7777, 0, 4096, NULL, true)
+RQ_CASE(c_read_into_readonly_buf, VIRTIO_BLK_T_IN, 0, 4096, t_data_readonly, false)
+RQ_CASE(c_write_from_writable_buf, VIRTIO_BLK_T_OUT, 0, 4096, t_data_writable, false)
+RQ_CASE(c_header_only_chain, VIRTIO_BLK_T_IN, 0, 4096, t_no_status, false)
+
+/* Chains built by hand beyond the 3-descriptor shape. */
+static int chain_case(const struct fb_opts *o, void (*build)(struct hctx *h))
+{
+	struct hctx h;
+	int rc;
+
+	if (hctx_open(&h, o, true) < 0)
+		return -1;
+	h.vq.hdr[0].type = VIRTIO_BLK_T_IN;
+	h.vq.hdr[0].sector = 0;
+	h.vq.status[0] = FB_STATUS_UNSET;
+	build(&h);
+	fb_vq_kick(&h.vq);
+	rc = expect_no_success(&h, false);
+	hctx_close(&h);
+	return rc;
+}
+
+static void b_loop(struct hctx *h)
+{
+	struct vring_desc *d = h->vq.vr.desc;
+	unsigned i = H_SCRATCH;
+
+	set_desc(&d[i], fb_mem_gpa(&h->mem, &h->vq.hdr[0]), 16, VRING_DESC_F_NEXT, i + 1);
+	set_desc(&d[i + 1], fb_mem_gpa(&h->mem, fb_vq_slot_data(&h->vq, 0)), 512,
+		 VRING_DESC_F_NEXT | VRING_DESC_F_WRITE, i + 2);
+	set_desc(&d[i + 2], fb_mem_gpa(&h->mem, fb_vq_slot_data(&h->vq, 1)), 512,
+		 VRING_DESC_F_NEXT | VRING_DESC_F_WRITE, i + 1);
+	fb_vq_push_head(&h->vq, (uint16_t)i);
+}
+
+static void b_self_loop(struct hctx *h)
+{
+	struct vring_desc *d = h->vq.vr.desc;
+	unsigned i = H_SCRATCH;
+
+	set_desc(&d[i], fb_mem_gpa(&h->mem, &h->vq.hdr[0]), 16, VRING_DESC_F_NEXT, i);
+	fb_vq_push_head(&h->vq, (uint16_t)i);
+}
+
+static void b_next_out_of_range(struct hctx *h)
+{
+	struct vring_desc *d = h->vq.vr.desc;
+	unsigned i = H_SCRATCH;
+
+	set_desc(&d[i], fb_mem_gpa(&h->mem, &h->vq.hdr[0]), 16, VRING_DESC_F_NEXT, 5000);
+	fb_vq_push_head(&h->vq, (uint16_t)i);
+}
+
+static void b_head_out_of_range(struct hctx *h)
+{
+	fb_vq_push_head(&h->vq, (uint16_t)(H_QSIZE + 7));
+}
+
+/* A chain that uses every descriptor of the ring and then one more (a loop). */
+static void b_chain_longer_than_ring(struct hctx *h)
+{
+	struct vring_desc *d = h->vq.vr.desc;
+
+	set_desc(&d[0], fb_mem_gpa(&h->mem, &h->vq.hdr[0]), 16, VRING_DESC_F_NEXT, 1);
+	for (unsigned i = 1; i < H_QSIZE; i++)
+		set_desc(&d[i], fb_mem_gpa(&h->mem, fb_vq_slot_data(&h->vq, 0)), 512,
+			 VRING_DESC_F_NEXT | VRING_DESC_F_WRITE, (uint16_t)((i + 1) % H_QSIZE));
+	fb_vq_push_head(&h->vq, 0);
+}
+
+/* An indirect table of n entries: header, n-2 data, status; last_next: where the last points. */
+static void indirect(struct hctx *h, unsigned n, int last_next, uint64_t table_gpa,
+		     uint32_t table_len)
+{
+	struct vring_desc *t = (struct vring_desc *)h->ind;
+	struct vring_desc *d = h->vq.vr.desc;
+
+	set_desc(&t[0], fb_mem_gpa(&h->mem, &h->vq.hdr[0]), 16, VRING_DESC_F_NEXT, 1);
+	for (unsigned i = 1; i + 1 < n; i++)
+		set_desc(&t[i], fb_mem_gpa(&h->mem, fb_vq_slot_data(&h->vq, 0)), 512,
+			 VRING_DESC_F_NEXT | VRING_DESC_F_WRITE, (uint16_t)(i + 1));
+	set_desc(&t[n - 1], fb_mem_gpa(&h->mem, &h->vq.status[0]), 1, VRING_DESC_F_WRITE, 0);
+	if (last_next >= 0) {
+		t[n - 1].flags |= VRING_DESC_F_NEXT;
+		t[n - 1].next = (uint16_t)last_next;
+	}
+	set_desc(&d[H_SCRATCH], table_gpa ? table_gpa : fb_mem_gpa(&h->mem, t),
+		 table_len ? table_len : n * 16u, VRING_DESC_F_INDIRECT, 0);
+	fb_vq_push_head(&h->vq, H_SCRATCH);
+}
+
+static void b_ind_loop(struct hctx *h)
+{
+	indirect(h, 4, 1, 0, 0);
+}
+static void b_ind_too_long(struct hctx *h)
+{
+	indirect(h, H_QSIZE + 2, -1, 0, 0);
+}
+static void b_ind_outside(struct hctx *h)
+{
+	indirect(h, 3, -1, h->mem.gpa_base + h->mem.size + 65536, 48);
+}
+static void b_ind_bad_len(struct hctx *h)
+{
+	indirect(h, 3, -1, 0, 40);
+}
+static void b_ind_nested(struct hctx *h)
+{
+	struct vring_desc *t = (struct vring_desc *)h->ind;
+
+	indirect(h, 3, -1, 0, 0);
+	t[1].flags |= VRING_DESC_F_INDIRECT;
+}
+static void b_ind_next_out_of_table(struct hctx *h)
+{
+	struct vring_desc *t = (struct vring_desc *)h->ind;
+
+	indirect(h, 3, -1, 0, 0);
+	t[1].next = 77;
+}
+
+static int c_chain_loop(const struct fb_opts *o)
+{
+	return chain_case(o, b_loop);
+}
+static int c_chain_self_loop(const struct fb_opts *o)
+{
+	return chain_case(o, b_self_loop);
+}
+static int c_next_out_of_range(const struct fb_opts *o)
+{
+	return chain_case(o, b_next_out_of_range);
+}
+static int c_head_out_of_range(const struct fb_opts *o)
+{
+	return chain_case(o, b_head_out_of_range);
+}
+static int c_chain_longer_than_ring(const struct fb_opts *o)
+{
+	return chain_case(o, b_chain_longer_than_ring);
+}
+static int c_indirect_loop(const struct fb_opts *o)
+{
+	return chain_case(o, b_ind_loop);
+}
+static int c_indirect_longer_than_ring(const struct fb_opts *o)
+{
+	return chain_case(o, b_ind_too_long);
+}
+static int c_indirect_outside_mem(const struct fb_opts *o)
+{
+	return chain_case(o, b_ind_outside);
+}
+static int c_indirect_len_not_16(const struct fb_opts *o)
+{
+	return chain_case(o, b_ind_bad_len);
+}
+static int c_indirect_nested(const struct fb_opts *o)
+{
+	return chain_case(o, b_ind_nested);
+}
+static int c_indirect_next_outside_table(const struct fb_opts *o)
+{
+	return chain_case(o, b_ind_next_out_of_table);
+}
+
+/* The avail index jumps ahead by more than the ring size. */
+static int c_avail_idx_jump(const struct fb_opts *o)
+{
+	struct hctx h;
+
+	if (hctx_open(&h, o, true) < 0)
+		return -1;
+	h.vq.avail_idx = (uint16_t)(H_QSIZE * 3 + 5);
+	fb_vq_kick(&h.vq);
+	usleep(H_CASE_WAIT_MS * 1000);
+	hctx_close(&h);
+	return 0;
+}
+
+/* GET_ID into an 8-byte buffer: nothing past the buffer may be written. */
+static int c_get_id_short_buffer(const struct fb_opts *o)
+{
+	struct hctx h;
+	struct rq q;
+	uint8_t *buf;
+	uint32_t id;
+	int rc = 0;
+
+	if (hctx_open(&h, o, true) < 0)
+		return -1;
+	buf = fb_vq_slot_data(&h.vq, 0);
+	memset(buf, 0xcc, 64);
+	rq_default(&h, &q, VIRTIO_BLK_T_GET_ID, 0, 8);
+	rq_post(&h, &q);
+	if (wait_used(&h, H_CASE_WAIT_MS, &id) == 1)
+		for (int i = 8; i < 64; i++)
+			if (buf[i] != 0xcc) {
+				rc = failf("GET_ID wrote byte %d past an 8-byte buffer", i);
+				break;
+			}
+	hctx_close(&h);
+	return rc;
+}
+
+/* Many requests in flight, then the frontend vanishes. */
+static int c_disconnect_in_flight(const struct fb_opts *o)
+{
+	struct hctx h;
+
+	if (hctx_open(&h, o, true) < 0)
+		return -1;
+	for (unsigned s = 0; s < H_SLOTS; s++)
+		fb_vq_submit(&h.vq, s, VIRTIO_BLK_T_IN, s * 16, H_SLOT_BYTES);
+	fb_vq_kick(&h.vq);
+	hctx_close(&h);
+	return 0;
+}
+
+/* ---- protocol messages ---- */
+
+/* Send one message on a negotiated connection, wait briefly (answer or close). */
+static int send_then_close(const struct fb_opts *o, bool start, uint32_t req, const void *p,
+			   uint32_t size, const int *fds, unsigned nfds)
+{
+	struct hctx h;
+
+	if (hctx_open(&h, o, start) < 0)
+		return -1;
+	vu_send(&h.dev.conn, req, 0, p, size, fds, nfds);
+	vu_sync(&h.dev.conn); /* answered or not, bounded by the timeout */
+	hctx_close(&h);
+	return 0;
+}
+
+static int c_vring_num_zero(const struct fb_opts *o)
+{
+	struct vu_vring_state s = {0, 0};
+	return send_then_close(o, false, VU_SET_VRING_NUM, &s, sizeof(s), NULL, 0);
+}
+static int c_vring_num_not_pow2(const struct fb_opts *o)
+{
+	struct vu_vring_state s = {0, 1000};
+	return send_then_close(o, false, VU_SET_VRING_NUM, &s, sizeof(s), NULL, 0);
+}
+static int c_vring_num_huge(const struct fb_opts *o)
+{
+	struct vu_vring_state s = {0, 65536};
+	return send_then_close(o, false, VU_SET_VRING_NUM, &s, sizeof(s), NULL, 0);
+}
+static int c_vring_index_out_of_range(const struct fb_opts *o)
+{
+	struct vu_vring_state s = {4000, 128};
+	return send_then_close(o, false, VU_SET_VRING_NUM, &s, sizeof(s), NULL, 0);
+}
+static int c_vring_base_out_of_range(const struct fb_opts *o)
+{
+	struct vu_vring_state s = {1000000, 7};
+	return send_then_close(o, false, VU_SET_VRING_BASE, &s, sizeof(s), NULL, 0);
+}
+static int c_vring_enable_out_of_range(const struct fb_opts *o)
+{
+	struct vu_vring_state s = {513, 1};
+	return send_then_close(o, false, VU_SET_VRING_ENABLE, &s, sizeof(s), NULL, 0);
+}
+static int c_get_vring_base_out_of_range(const struct fb_opts *o)
+{
+	struct vu_vring_state s = {999, 0};
+	return send_then_close(o, false, VU_GET_VRING_BASE, &s, sizeof(s), NULL, 0);
+}
+static int c_vring_kick_index_out_of_range(const struct fb_opts *o)
+{
+	uint64_t v = 300 | VU_VRING_NOFD;
+	return send_then_close(o, false, VU_SET_VRING_KICK, &v, sizeof(v), NULL, 0);
+}
+static int c_vring_kick_missing_fd(const struct fb_opts *o)
+{
+	uint64_t v = 0; /* no NOFD flag and no fd attached */
+	return send_then_close(o, false, VU_SET_VRING_KICK, &v, sizeof(v), NULL, 0);
+}
+static int c_vring_call_missing_fd(const struct fb_opts *o)
+{
+	uint64_t v = 0;
+	return send_then_close(o, false, VU_SET_VRING_CALL, &v, sizeof(v), NULL, 0);
+}
+static int c_unknown_request(const struct fb_opts *o)
+{
+	uint64_t v = 0;
+	return send_then_close(o, false, 9999, &v, sizeof(v), NULL, 0);
+}
+static int c_short_payload(const struct fb_opts *o)
+{
+	uint32_t v = 0;
+	return send_then_close(o, false, VU_SET_VRING_NUM, &v, sizeof(v), NULL, 0);
+}
+static int c_features_short_payload(const struct fb_opts *o)
+{
+	uint16_t v = 0xffff;
+	return send_then_close(o, false, VU_SET_FEATURES, &v, sizeof(v), NULL, 0);
+}
+static int c_features_all_bits(const struct fb_opts *o)
+{
+	uint64_t v = ~0ull;
+	return send_then_close(o, false, VU_SET_FEATURES, &v, sizeof(v), NULL, 0);
+}
+static int c_get_config_too_big(const struct fb_opts *o)
+{
+	struct vu_config c = {.offset = 0, .size = 4096};
+	return send_then_close(o, false, VU_GET_CONFIG, &c, sizeof(c), NULL, 0);
+}
+static int c_get_config_offset_past_end(const struct fb_opts *o)
+{
+	struct vu_config c = {.offset = 250, .size = 200};
+	return send_then_close(o, false, VU_GET_CONFIG, &c, sizeof(c), NULL, 0);
+}
+static int c_set_config_too_big(const struct fb_opts *o)
+{
+	struct vu_config c = {.offset = 200, .size = 256};
+	return send_then_close(o, false, VU_SET_CONFIG, &c, sizeof(c), NULL, 0);
+}
+
+static int c_mem_table_no_regions(const struct fb_opts *o)
+{
+	struct vu_mem_table t = {.nregions = 0};
+	return send_then_close(o, false, VU_SET_MEM_TABLE, &t, 8 + sizeof(struct vu_region), NULL,
+			       0);
+}
+
+static int c_mem_table_too_many_regions(const struct fb_opts *o)
+{
+	struct vu_mem_table t;
+	memset(&t, 0, sizeof(t));
+	t.nregions = 4096;
+	return send_then_close(o, false, VU_SET_MEM_TABLE, &t, sizeof(t), NULL, 0);
+}
+
+static int c_mem_table_without_fd(const struct fb_opts *o)
+{
+	struct vu_mem_table t;
+	memset(&t, 0, sizeof(t));
+	t.nregions = 1;
+	t.region[0].gpa = 0;
+	t.region[0].size = 1 << 20;
+	t.region[0].uaddr = 0x7f0000000000ull;
+	return send_then_close(o, false, VU_SET_MEM_TABLE, &t, 8 + sizeof(struct vu_region), NULL,
+			       0);
+}
+
+static int c_mem_table_bad_offset(const struct fb_opts *o)
+{
+	struct vu_mem_table t;
+	struct fb_mem m;
+	int rc;
+
+	if (fb_mem_create(&m, 1 << 20, false) < 0)
+		return failf("memfd");
+	memset(&t, 0, sizeof(t));
+	t.nregions = 1;
+	t.region[0].gpa = 0;
+	t.region[0].size = UINT64_MAX - 4096;
+	t.region[0].uaddr = (uintptr_t)m.base;
+	t.region[0].mmap_offset = UINT64_MAX - 10;
+	rc =
+	    send_then_close(o, false, VU_SET_MEM_TABLE, &t, 8 + sizeof(struct vu_region), &m.fd, 1);
+	fb_mem_destroy(&m);
+	return rc;
+}
+
+/* Rings set up before any memory table, then kicked. */
+static int c_vring_before_mem_table(const struct fb_opts *o)
+{
+	struct hctx h;
+
+	if (hctx_open(&h, o, false) < 0)
+		return -1;
+	vu_set_u64(&h.dev.conn, VU_SET_FEATURES, h.dev.conn.features);
+	fb_dev_setup_vq(&h.dev, &h.vq);
+	vu_set_state(&h.dev.conn, VU_SET_VRING_ENABLE, 0, 1);
+	fb_vq_submit(&h.vq, 0, VIRTIO_BLK_T_IN, 0, 4096);
+	fb_vq_kick(&h.vq);
+	vu_sync(&h.dev.conn);
+	hctx_close(&h);
+	return 0;
+}
+
+/* Ring addresses that are not in the memory table, then kicked. */
+static int c_vring_addr_unmapped(const struct fb_opts *o)
+{
+	struct vu_vring_addr a = {.index = 0, .desc = 0x1000, .used = 0x2000, .avail = 0x3000};
+	struct hctx h;
+
+	if (hctx_open(&h, o, false) < 0)
+		return -1;
+	vu_set_u64(&h.dev.conn, VU_SET_FEATURES, h.dev.conn.features);
+	fb_dev_set_mem_table(&h.dev, &h.mem);
+	vu_set_state(&h.dev.conn, VU_SET_VRING_NUM, 0, H_QSIZE);
+	vu_set_state(&h.dev.conn, VU_SET_VRING_BASE, 0, 0);
+	vu_set(&h.dev.conn, VU_SET_VRING_ADDR, &a, sizeof(a), NULL, 0);
+	vu_set_vring_fd(&h.dev.conn, VU_SET_VRING_KICK, 0, h.vq.kick_fd);
+	vu_set_vring_fd(&h.dev.conn, VU_SET_VRING_CALL, 0, h.vq.call_fd);
+	vu_set_state(&h.dev.conn, VU_SET_VRING_ENABLE, 0, 1);
+	fb_vq_kick(&h.vq);
+	vu_sync(&h.dev.conn);
+	hctx_close(&h);
+	return 0;
+}
+
+/* A header that announces more payload than it sends, then a hang-up. */
+static int c_truncated_payload(const struct fb_opts *o)
+{
+	struct hctx h;
+	uint32_t m[4] = {VU_SET_VRING_NUM, VU_FLAG_VERSION, 0x100000, 0};
+
+	if (hctx_open(&h, o, false) < 0)
+		return -1;
+	vu_send_raw(&h.dev.conn, m, sizeof(m), NULL, 0);
+	hctx_close(&h);
+	return 0;
+}
+
+static int c_truncated_header(const struct fb_opts *o)
+{
+	struct hctx h;
+	uint8_t m[5] = {VU_SET_OWNER, 0, 0, 0, 1};
+
+	if (hctx_open(&h, o, false) < 0)
+		return -1;
+	vu_send_raw(&h.dev.conn, m, sizeof(m), NULL, 0);
+	hctx_close(&h);
+	return 0;
+}
+
+static int c_oversized_message(const struct fb_opts *o)
+{
+	static uint8_t big[65536];
+	struct hctx h;
+	uint32_t *m = (uint32_t *)big;
+
+	if (hctx_open(&h, o, false) < 0)
+		return -1;
+	m[0] = VU_SET_MEM_TABLE;
+	m[1] = VU_FLAG_VERSION;
+	m[2] = sizeof(big) - 12;
+	vu_send_raw(&h.dev.conn, big, sizeof(big), NULL, 0);
+	vu_sync(&h.dev.conn);
+	hctx_close(&h);
+	return 0;
+}
+
+static int c_bad_version_flags(const struct fb_opts *o)
+{
+	struct hctx h;
+	uint32_t m[3] = {VU_GET_FEATURES, 0x7, 0};
+
+	if (hctx_open(&h, o, false) < 0)
+		return -1;
+	vu_send_raw(&h.dev.conn, m, sizeof(m), NULL, 0);
+	vu_sync(&h.dev.conn);
+	hctx_close(&h);
+	return 0;
+}
+
+static int c_fd_flood(const struct fb_opts *o)
+{
+	int fds[VU_MAX_FDS];
+	int rc;
+
+	for (int i = 0; i < VU_MAX_FDS; i++)
+		fds[i] = STDERR_FILENO;
+	rc = send_then_close(o, false, VU_SET_OWNER, NULL, 0, fds, VU_MAX_FDS);
+	return rc;
+}
+
+/* The memory table is replaced by a smaller one while the queue runs. */
+static int c_mem_table_shrunk_while_running(const struct fb_opts *o)
+{
+	struct hctx h;
+	struct fb_mem small;
+	int rc;
+
+	if (hctx_open(&h, o, true) < 0)
+		return -1;
+	if (fb_mem_create(&small, 1 << 16, false) < 0) {
+		hctx_close(&h);
+		return failf("memfd");
+	}
+	fb_dev_set_mem_table(&h.dev, &small);
+	fb_vq_submit(&h.vq, 0, VIRTIO_BLK_T_IN, 0, 4096);
+	fb_vq_kick(&h.vq);
+	rc = expect_no_success(&h, false);
+	if (rc < 0 && h.vq.status[0] == VIRTIO_BLK_S_OK)
+		rc = 0; /* the old rings stayed valid for the backend: acceptable */
+	hctx_close(&h);
+	fb_mem_destroy(&small);
+	return rc;
+}
+
+struct hcase {
+	const char *name;
+	int (*fn)(const struct fb_opts *o);
+};
+
+#define C(x)                                                                                       \
+	{                                                                                          \
+#x + 2, x                                                                          \
+	}
+static const struct hcase cases[] = {
+    C(c_read_past_end),
+    C(c_read_straddle_end),
+    C(c_read_sector_overflow),
+    C(c_read_sector_wrap_bytes),
+    C(c_write_past_end),
+    C(c_data_outside_mem),
+    C(c_data_spans_mem_end),
+    C(c_data_addr_wraps),
+    C(c_data_below_mem),
+    C(c_hdr_outside_mem),
+    C(c_hdr_too_short),
+    C(c_hdr_device_writable),
+    C(c_status_read_only),
+    C(c_status_len_zero),
+    C(c_status_outside_mem),
+    C(c_data_len_not_512),
+    C(c_write_len_not_512),
+    C(c_unknown_type),
+    C(c_read_into_readonly_buf),
+    C(c_write_from_writable_buf),
+    C(c_header_only_chain),
+    C(c_chain_loop),
+    C(c_chain_self_loop),
+    C(c_next_out_of_range),
+    C(c_head_out_of_range),
+    C(c_chain_longer_than_ring),
+    C(c_indirect_loop),
+    C(c_indirect_longer_than_ring),
+    C(c_indirect_outside_mem),
+    C(c_indirect_len_not_16),
+    C(c_indirect_nested),
+    C(c_indirect_next_outside_table),
+    C(c_avail_idx_jump),
+    C(c_get_id_short_buffer),
+    C(c_disconnect_in_flight),
+    C(c_vring_num_zero),
+    C(c_vring_num_not_pow2),
+    C(c_vring_num_huge),
+    C(c_vring_index_out_of_range),
+    C(c_vring_base_out_of_range),
+    C(c_vring_enable_out_of_range),
+    C(c_get_vring_base_out_of_range),
+    C(c_vring_kick_index_out_of_range),
+    C(c_vring_kick_missing_fd),
+    C(c_vring_call_missing_fd),
+    C(c_unknown_request),
+    C(c_short_payload),
+    C(c_features_short_payload),
+    C(c_features_all_bits),
+    C(c_get_config_too_big),
+    C(c_get_config_offset_past_end),
+    C(c_set_config_too_big),
+    C(c_mem_table_no_regions),
+    C(c_mem_table_too_many_regions),
+    C(c_mem_table_without_fd),
+    C(c_mem_table_bad_offset),
+    C(c_vring_before_mem_table),
+    C(c_vring_addr_unmapped),
+    C(c_truncated_payload),
+    C(c_truncated_header),
+    C(c_oversized_message),
+    C(c_bad_version_flags),
+    C(c_fd_flood),
+    C(c_mem_table_shrunk_while_running),
+};
+
+int fb_hostile_run(const struct fb_opts *o)
+{
+	unsigned passed = 0, failed = 0;
+
+	if (!o->sock) {
+		fprintf(stderr, "femu-bench: --hostile needs -s SOCK\n");
+		return 2;
+	}
+	if (alive(o) < 0) {
+		fprintf(stderr,
+			"femu-bench: backend does not serve a correct request before any "
+			"case: %s\n",
+			why);
+		return 3;
+	}
+	g_cap_sectors = cap_sectors(o);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int rc;
+
+		why[0] = '\0';
+		rc = cases[i].fn(o);
+		if (rc == 0)
+			rc = alive(o);
+		if (rc == 0) {
+			passed++;
+			printf("PASS %s\n", cases[i].name);
+		} else {
+			failed++;
+			printf("FAIL %s: %s\n", cases[i].name, why);
+		}
+		fflush(stdout);
+	}
+	printf("%u passed, %u failed\n", passed, failed);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * fb_vring.h - driver side of one split virtqueue in femu-bench's shared
+ * memory (layout from linux/virtio_ring.h).  Requests use pre-built chains:
+ * slot s owns descriptors 3s (virtio_blk_outhdr), 3s+1 (data) and 3s+2
+ * (status byte), so a submit only rewrites the header, the data length and
+ * direction, and one avail entry.  Completions are polled from the used ring
+ * with interrupts suppressed (VRING_AVAIL_F_NO_INTERRUPT, or used_event kept
+ * half a ring ahead with EVENT_IDX); kicks follow the backend's
+ * VRING_USED_F_NO_NOTIFY / avail_event.
+ */
+#ifndef FB_VRING_H
+#define FB_VRING_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#include <linux/virtio_blk.h>
+#include <linux/virtio_ring.h>
+
+#include "fb_mem.h"
+
+#define FB_DESC_PER_REQ 3u
+#define FB_STATUS_UNSET 0xffu /* status byte before the backend writes it */
+
+struct fb_vq {
+	unsigned index;
+	uint16_t size;
+	uint16_t mask;
+	struct vring vr;
+	uint16_t avail_idx;  /* next free avail ring position (private shadow) */
+	uint16_t kicked_idx; /* avail idx at the last publish */
+	uint16_t last_used;  /* next used ring entry to consume */
+	bool event_idx;
+	int kick_fd; /* eventfd we write to kick */
+	int call_fd; /* eventfd given to the backend, never read */
+	uint64_t kicks;
+	unsigned nslots;
+	uint32_t slot_bytes;
+	struct virtio_blk_outhdr *hdr; /* [nslots] */
+	uint8_t *status;	       /* [nslots] */
+	uint8_t *data;		       /* [nslots * slot_bytes] */
+	struct fb_mem *mem;
+};
+
+/* Bytes fb_vq_init() takes from the region (upper bound, with alignment). */
+size_t fb_vq_mem_bytes(unsigned qsize, unsigned nslots, uint32_t slot_bytes);
+
+/*
+ * Lay out a virtqueue of qsize entries and nslots request slots of
+ * slot_bytes data each (nslots <= qsize / 3) in mem, create its eventfds.
+ * Returns 0 or -errno.
+ */
+int fb_vq_init(struct fb_vq *vq, struct fb_mem *mem, unsigned index, unsigned qsize,
+	       unsigned nslots, uint32_t slot_bytes, bool event_idx);
+
+void fb_vq_fini(struct fb_vq *vq);
+
+/* Reset ring indices and contents (before handing the ring to a backend). */
+void fb_vq_reset(struct fb_vq *vq);
+
+static inline void *fb_vq_slot_data(const struct fb_vq *vq, unsigned slot)
+{
+	return vq->data + (size_t)slot * vq->slot_bytes;
+}
+
+/* Queue a request on slot (not yet visible to the backend: see publish). */
+static inline void fb_vq_submit(struct fb_vq *vq, unsigned slot, uint32_t type, uint64_t sector,
+				uint32_t len)
+{
+	unsigned head = slot * FB_DESC_PER_REQ;
+	struct vring_desc *d = vq->vr.desc;
+
+	vq->hdr[slot].type = type;
+	vq->hdr[slot].ioprio = 0;
+	vq->hdr[slot].sector = sector;
+	vq->status[slot] = FB_STATUS_UNSET;
+	if (len) {
+		d[head].next = (uint16_t)(head + 1);
+		d[head + 1].len = len;
+		d[head + 1].flags = (uint16_t)(VRING_DESC_F_NEXT |
+					       (type == VIRTIO_BLK_T_OUT ? 0 : VRING_DESC_F_WRITE));
+	} else {
+		d[head].next = (uint16_t)(head + 2);
+	}
+	vq->vr.avail->ring[vq->avail_idx & vq->mask] = (uint16_t)head;
+	vq->avail_idx++;
+}
+
+/* Put an arbitrary descriptor head on the avail ring (hostile cases). */
+static inline void fb_vq_push_head(struct fb_vq *vq, uint16_t head)
+{
+	vq->vr.avail->ring[vq->avail_idx & vq->mask] = head;
+	vq->avail_idx++;
+}
+
+/* Make queued requests visible and kick when the backend asks for it. */
+static inline void fb_vq_publish(struct fb_vq *vq)
+{
+	uint16_t old = vq->kicked_idx, now = vq->avail_idx;
+	bool kick;
+
+	if (old == now)
+		return;
+	__atomic_store_n(&vq->vr.avail->idx, now, __ATOMIC_RELEASE);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (vq->event_idx)
+		kick = vring_need_event(
+		    __atomic_load_n(&vring_avail_event(&vq->vr), __ATOMIC_RELAXED), now, old);
+	else
+		kick = !(__atomic_load_n(&vq->vr.used->flags, __ATOMIC_RELAXED) &
+			 VRING_USED_F_NO_NOTIFY);
+	vq->kicked_idx = now;
+	if (kick) {
+		uint64_t one = 1;
+		if (write(vq->kick_fd, &one, sizeof(one)) == sizeof(one))
+			vq->kicks++;
+	}
+}
+
+/* Always kick (hostile cases, and a first kick for backends that wait for one). */
+void fb_vq_kick(struct fb_vq *vq);
+
+/*
+ * Consume up to max used entries; writes their descriptor head ids to ids.
+ * Returns the count.
+ */
+static inline unsigned fb_vq_poll(struct fb_vq *vq, uint32_t *ids, unsigned max)
+{
+	uint16_t used = __atomic_load_n(&vq->vr.used->idx, __ATOMIC_ACQUIRE);
+	unsigned n = 0;
+
+	while (vq->last_used != used && n < max) {
+		ids[n++] = vq->vr.used->ring[vq->last_used & vq->mask].id;
+		vq->last_used++;
+	}
+	if (n && vq->event_idx)
+		__atomic_store_n(&vring_used_event(&vq->vr), (uint16_t)(vq->last_used + 0x8000),
+				 __ATOMIC_RELAXED);
+	return n;
+}
+
+/* Slot of a used id, or -1 when the backend returned an id we never queued. */
+static inline int fb_vq_id_slot(const struct fb_vq *vq, uint32_t id)
+{
+	if (id % FB_DESC_PER_REQ || id / FB_DESC_PER_REQ >= vq->nslots)
+		return -1;
+	return (int)(id / FB_DESC_PER_REQ);
+}
+
+#endif /* FB_VRING_H */

@@ -1,0 +1,382 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * fb_workload.c - worker threads: request generation, submission, polled
+ * completion, verify, latency histogram, bounded waits.
+ */
+#include "fb_workload.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "fb_time.h"
+#include "fb_verify.h"
+
+#define POLL_BATCH 64
+#define MAX_REPORTED 5 /* error lines printed per worker */
+
+struct slot_meta {
+	uint64_t start; /* TSC at submit */
+	uint64_t sector;
+	uint32_t len; /* 0 = slot free */
+	uint32_t type;
+};
+
+struct wq {
+	struct fb_vq *vq;
+	struct slot_meta *meta; /* [vq->nslots] */
+	uint16_t *free;		/* stack of free slots */
+	unsigned nfree;
+	unsigned inflight;
+	uint64_t last_progress; /* TSC of the last completion or first submit */
+};
+
+struct worker {
+	pthread_t th;
+	unsigned id;
+	int cpu;
+	const struct fb_run *run;
+	struct wq q[FB_MAX_QUEUES];
+	unsigned nq;
+	uint64_t rng;
+	uint64_t quota;	   /* requests left to submit */
+	uint64_t deadline; /* TSC; 0 = none */
+	bool seq, one_pass;
+	uint64_t seq_start, seq_end, cursor; /* bytes */
+	uint64_t timeout_ticks;
+	unsigned reported;
+	/* results */
+	struct fb_hist hist;
+	uint64_t ios, reads, writes, bytes, io_errors, verify_errors;
+	bool timed_out, failed;
+	double cpu_s;
+	uint64_t t_first, t_last;
+};
+
+static int g_stop; /* any worker failed: everyone drains and stops */
+
+static double thread_cpu_s(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_THREAD, &ru);
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+}
+
+static void fail_worker(struct worker *w)
+{
+	w->failed = true;
+	__atomic_store_n(&g_stop, 1, __ATOMIC_RELAXED);
+}
+
+static bool next_request(struct worker *w, uint64_t now, uint32_t *type, uint64_t *off,
+			 uint32_t *len)
+{
+	const struct fb_opts *o = w->run->o;
+	uint32_t bs;
+
+	if (w->quota == 0 || (w->deadline && now >= w->deadline))
+		return false;
+	bs = o->nbs == 1 ? o->bs[0] : o->bs[fb_rand_below(&w->rng, o->nbs)];
+	if (w->seq) {
+		if (w->cursor >= w->seq_end) {
+			if (w->one_pass)
+				return false;
+			w->cursor = w->seq_start;
+		}
+		*off = w->cursor;
+		*len = (uint32_t)(w->seq_end - w->cursor < bs ? w->seq_end - w->cursor : bs);
+		w->cursor += *len;
+	} else {
+		*off = w->run->start + fb_rand_below(&w->rng, w->run->len / bs) * bs;
+		*len = bs;
+	}
+	switch (o->rw) {
+	case FB_RW_RANDREAD:
+	case FB_RW_READ:
+		*type = VIRTIO_BLK_T_IN;
+		break;
+	case FB_RW_RANDWRITE:
+	case FB_RW_WRITE:
+		*type = VIRTIO_BLK_T_OUT;
+		break;
+	case FB_RW_RANDRW:
+		*type = fb_rand_below(&w->rng, 100) < o->mix ? VIRTIO_BLK_T_IN : VIRTIO_BLK_T_OUT;
+		break;
+	}
+	w->quota--;
+	return true;
+}
+
+static void poison_headers(void *buf, uint32_t len)
+{
+	for (uint32_t o = 0; o < len; o += FB_VERIFY_SECTOR)
+		memset((uint8_t *)buf + o, 0xa5, sizeof(struct fb_vsec_hdr));
+}
+
+static void submit_one(struct worker *w, struct wq *q, uint64_t now, uint32_t type, uint64_t off,
+		       uint32_t len)
+{
+	unsigned slot = q->free[--q->nfree];
+	struct slot_meta *m = &q->meta[slot];
+
+	m->start = now;
+	m->sector = off / 512;
+	m->len = len;
+	m->type = type;
+	if (w->run->o->verify) {
+		void *buf = fb_vq_slot_data(q->vq, slot);
+		if (type == VIRTIO_BLK_T_OUT)
+			fb_verify_fill(buf, m->sector, len / 512, w->run->o->verify_gen);
+		else
+			poison_headers(buf, len);
+	}
+	if (q->inflight++ == 0)
+		q->last_progress = now;
+	fb_vq_submit(q->vq, slot, type, m->sector, len);
+}
+
+static void check_read(struct worker *w, struct wq *q, unsigned slot)
+{
+	const struct slot_meta *m = &q->meta[slot];
+	uint64_t flba, fgen;
+	enum fb_vres r;
+	int bad;
+
+	bad = fb_verify_check(fb_vq_slot_data(q->vq, slot), m->sector, m->len / 512,
+			      w->run->o->verify_gen, &r, &flba, &fgen);
+	if (bad < 0)
+		return;
+	w->verify_errors++;
+	if (w->reported++ < MAX_REPORTED)
+		fprintf(stderr,
+			"femu-bench: verify FAILED at LBA %" PRIu64 " (512 B sector; read of %u B "
+			"at sector %" PRIu64 ", queue %u): %s; expected gen %" PRIu64
+			", found lba %" PRIu64 " gen %" PRIu64 "\n",
+			m->sector + (uint64_t)bad, m->len, m->sector, q->vq->index,
+			fb_verify_res_str(r), w->run->o->verify_gen, flba, fgen);
+	fail_worker(w);
+}
+
+static void complete_one(struct worker *w, struct wq *q, uint32_t id, uint64_t now)
+{
+	int slot = fb_vq_id_slot(q->vq, id);
+	struct slot_meta *m;
+	uint8_t st;
+
+	if (slot < 0 || q->meta[slot].len == 0) {
+		if (w->reported++ < MAX_REPORTED)
+			fprintf(stderr,
+				"femu-bench: queue %u: backend completed id %u which is "
+				"not in flight\n",
+				q->vq->index, id);
+		fail_worker(w);
+		return;
+	}
+	m = &q->meta[slot];
+	fb_hist_add(&w->hist, now - m->start);
+	st = q->vq->status[slot];
+	if (st != VIRTIO_BLK_S_OK) {
+		w->io_errors++;
+		if (w->reported++ < MAX_REPORTED)
+			fprintf(stderr,
+				"femu-bench: queue %u: %s of %u B at sector %" PRIu64
+				" failed with status %u%s\n",
+				q->vq->index, m->type == VIRTIO_BLK_T_IN ? "read" : "write", m->len,
+				m->sector, st,
+				st == FB_STATUS_UNSET ? " (status byte not written)" : "");
+		fail_worker(w);
+	} else if (m->type == VIRTIO_BLK_T_IN && w->run->o->verify) {
+		check_read(w, q, (unsigned)slot);
+	}
+	w->ios++;
+	w->bytes += m->len;
+	if (m->type == VIRTIO_BLK_T_IN)
+		w->reads++;
+	else
+		w->writes++;
+	m->len = 0;
+	q->inflight--;
+	q->free[q->nfree++] = (uint16_t)slot;
+}
+
+/* One sweep over a queue: reap, refill, publish.  Returns requests in flight. */
+static unsigned sweep(struct worker *w, struct wq *q, bool submit)
+{
+	uint32_t ids[POLL_BATCH];
+	uint64_t now = fb_tsc();
+	unsigned n = fb_vq_poll(q->vq, ids, POLL_BATCH);
+	uint32_t type = VIRTIO_BLK_T_IN, len = 0;
+	uint64_t off = 0;
+
+	if (n) {
+		now = fb_tsc();
+		for (unsigned i = 0; i < n; i++)
+			complete_one(w, q, ids[i], now);
+		q->last_progress = now;
+		w->t_last = now;
+	} else if (q->inflight && now - q->last_progress > w->timeout_ticks) {
+		fprintf(stderr,
+			"femu-bench: timeout: queue %u has %u requests in flight and no "
+			"completion for %u ms\n",
+			q->vq->index, q->inflight, w->run->o->timeout_ms);
+		w->timed_out = true;
+		fail_worker(w);
+		return 0;
+	}
+	while (submit && q->nfree && next_request(w, now, &type, &off, &len))
+		submit_one(w, q, now, type, off, len);
+	fb_vq_publish(q->vq);
+	return q->inflight;
+}
+
+static void pin(struct worker *w)
+{
+	cpu_set_t set;
+
+	if (w->cpu < 0)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(w->cpu, &set);
+	if (pthread_setaffinity_np(pthread_self(), sizeof(set), &set) != 0)
+		fprintf(stderr, "femu-bench: warning: cannot pin worker %u to CPU %d\n", w->id,
+			w->cpu);
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	double cpu0;
+	bool submitting = true;
+
+	pin(w);
+	cpu0 = thread_cpu_s();
+	w->t_first = w->t_last = fb_tsc();
+	if (w->run->o->time_s > 0)
+		w->deadline = w->t_first + (uint64_t)(w->run->o->time_s * fb_tsc_hz());
+	for (;;) {
+		unsigned inflight = 0;
+		for (unsigned i = 0; i < w->nq && !w->timed_out; i++)
+			inflight += sweep(w, &w->q[i], submitting);
+		if (w->timed_out)
+			break;
+		if (submitting && (__atomic_load_n(&g_stop, __ATOMIC_RELAXED) || w->quota == 0 ||
+				   (w->deadline && fb_tsc() >= w->deadline) ||
+				   (w->one_pass && w->cursor >= w->seq_end)))
+			submitting = false;
+		if (!submitting && inflight == 0)
+			break;
+	}
+	w->cpu_s = thread_cpu_s() - cpu0;
+	return NULL;
+}
+
+static int worker_setup(struct worker *w, const struct fb_run *run, unsigned id, unsigned nw)
+{
+	const struct fb_opts *o = run->o;
+	uint64_t chunk;
+
+	memset(w, 0, sizeof(*w));
+	w->id = id;
+	w->run = run;
+	w->cpu = o->cpus[id];
+	w->rng = (o->seed + 1) * 0x9e3779b97f4a7c15ull + id * 0x632be59bd9b4e019ull + 1;
+	w->timeout_ticks = (uint64_t)(o->timeout_ms * 1e-3 * fb_tsc_hz());
+	fb_hist_init(&w->hist);
+	w->seq = o->rw == FB_RW_READ || o->rw == FB_RW_WRITE;
+	w->one_pass = w->seq && o->time_s <= 0 && o->ios == 0;
+	if (o->ios)
+		w->quota = o->ios / nw + (id < o->ios % nw ? 1 : 0);
+	else
+		w->quota = UINT64_MAX;
+	chunk = run->len / nw / fb_opts_max_bs(o) * fb_opts_max_bs(o);
+	w->seq_start = run->start + chunk * id;
+	w->seq_end = id == nw - 1 ? run->start + run->len : w->seq_start + chunk;
+	w->cursor = w->seq_start;
+	for (unsigned q = id; q < o->queues; q += nw) {
+		struct wq *wq = &w->q[w->nq++];
+		wq->vq = &run->vqs[q];
+		wq->meta = calloc(wq->vq->nslots, sizeof(*wq->meta));
+		wq->free = calloc(wq->vq->nslots, sizeof(*wq->free));
+		if (!wq->meta || !wq->free)
+			return -ENOMEM;
+		for (unsigned s = 0; s < wq->vq->nslots; s++)
+			wq->free[wq->nfree++] = (uint16_t)(wq->vq->nslots - 1 - s);
+	}
+	return 0;
+}
+
+static void worker_free(struct worker *w)
+{
+	for (unsigned i = 0; i < w->nq; i++) {
+		free(w->q[i].meta);
+		free(w->q[i].free);
+	}
+}
+
+static void collect(struct fb_result *res, struct worker *ws, unsigned nw)
+{
+	uint64_t t0 = UINT64_MAX, t1 = 0;
+
+	memset(res, 0, sizeof(*res));
+	fb_hist_init(&res->lat);
+	res->tsc_hz = fb_tsc_hz();
+	for (unsigned i = 0; i < nw; i++) {
+		struct worker *w = &ws[i];
+		fb_hist_merge(&res->lat, &w->hist);
+		res->ios += w->ios;
+		res->reads += w->reads;
+		res->writes += w->writes;
+		res->bytes += w->bytes;
+		res->io_errors += w->io_errors;
+		res->verify_errors += w->verify_errors;
+		res->cpu_s += w->cpu_s;
+		res->timed_out |= w->timed_out;
+		res->failed |= w->failed;
+		for (unsigned q = 0; q < w->nq; q++)
+			res->kicks += w->q[q].vq->kicks;
+		if (w->t_first < t0)
+			t0 = w->t_first;
+		if (w->t_last > t1)
+			t1 = w->t_last;
+	}
+	res->elapsed_s = t1 > t0 ? (double)(t1 - t0) / res->tsc_hz : 0;
+}
+
+int fb_workload_run(const struct fb_run *run, struct fb_result *res)
+{
+	unsigned nw = run->o->ncpus;
+	struct worker *ws = calloc(nw, sizeof(*ws));
+	int rc = 0;
+
+	if (!ws)
+		return -1;
+	fb_tsc_hz();
+	__atomic_store_n(&g_stop, 0, __ATOMIC_RELAXED);
+	for (unsigned i = 0; i < nw && rc == 0; i++)
+		rc = worker_setup(&ws[i], run, i, nw);
+	for (unsigned i = 0; i < nw && rc == 0; i++)
+		if (pthread_create(&ws[i].th, NULL, worker_main, &ws[i]) != 0) {
+			fprintf(stderr, "femu-bench: cannot start worker thread\n");
+			__atomic_store_n(&g_stop, 1, __ATOMIC_RELAXED);
+			for (unsigned j = 0; j < i; j++)
+				pthread_join(ws[j].th, NULL);
+			rc = -1;
+			nw = 0;
+		}
+	for (unsigned i = 0; i < nw && rc == 0; i++)
+		pthread_join(ws[i].th, NULL);
+	if (rc == 0)
+		collect(res, ws, nw);
+	for (unsigned i = 0; i < run->o->ncpus; i++)
+		worker_free(&ws[i]);
+	free(ws);
+	if (rc < 0)
+		return -1;
+	return res->failed ? -1 : 0;
+}

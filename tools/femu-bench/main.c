@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * main.c - femu-bench: a poll-mode vhost-user-blk initiator without a VM.
+ * Connects to a backend socket as the frontend, shares one memfd region,
+ * sets up N split virtqueues and runs a workload (or the --hostile cases,
+ * or the --selftest-peer measurement of the initiator itself).
+ *
+ * Exit status: 0 success, 1 I/O error / verify mismatch / timeout / hostile
+ * case failed, 2 bad command line, 3 cannot connect or set up the device.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fb_dev.h"
+#include "fb_hostile.h"
+#include "fb_mem.h"
+#include "fb_opts.h"
+#include "fb_peer.h"
+#include "fb_report.h"
+#include "fb_vring.h"
+#include "fb_workload.h"
+
+#define PEER_CAPACITY (1ull << 30) /* bytes the self-test peer pretends to have */
+
+struct bench {
+	struct fb_opts o;
+	struct fb_dev dev;
+	struct fb_mem mem;
+	struct fb_vq vqs[FB_MAX_QUEUES];
+	unsigned nvq;
+	struct fb_peer peer;
+	bool peer_running;
+	uint64_t capacity;
+	uint32_t blk_size;
+};
+
+static int setup_error(const char *msg)
+{
+	fprintf(stderr, "femu-bench: %s\n", msg);
+	return 3;
+}
+
+/* Check the device against the options; 0 or an exit status. */
+static int check_device(struct bench *b)
+{
+	const struct fb_opts *o = &b->o;
+	char msg[256];
+
+	if (o->queues > b->dev.queues_offered) {
+		snprintf(msg, sizeof(msg), "the backend offers %u queue%s, --queues %u requested",
+			 b->dev.queues_offered, b->dev.queues_offered == 1 ? "" : "s", o->queues);
+		return setup_error(msg);
+	}
+	if (b->dev.readonly && o->rw != FB_RW_READ && o->rw != FB_RW_RANDREAD) {
+		snprintf(msg, sizeof(msg),
+			 "the device is read-only (VIRTIO_BLK_F_RO), --rw %s "
+			 "writes",
+			 fb_rw_name(o->rw));
+		return setup_error(msg);
+	}
+	if (!b->capacity && !o->size)
+		return setup_error("the backend has no config space (capacity unknown): give "
+				   "--size");
+	return 0;
+}
+
+static int check_range(struct bench *b, uint64_t *len)
+{
+	const struct fb_opts *o = &b->o;
+	char msg[256];
+
+	if (b->capacity && o->offset >= b->capacity) {
+		snprintf(msg, sizeof(msg),
+			 "--offset %" PRIu64 " is beyond the device (%" PRIu64 " bytes)", o->offset,
+			 b->capacity);
+		return setup_error(msg);
+	}
+	*len = o->size ? o->size : b->capacity - o->offset;
+	if (b->capacity && o->offset + *len > b->capacity) {
+		snprintf(msg, sizeof(msg),
+			 "--offset + --size (%" PRIu64 ") is beyond the device "
+			 "(%" PRIu64 " bytes)",
+			 o->offset + *len, b->capacity);
+		return setup_error(msg);
+	}
+	for (unsigned i = 0; i < o->nbs; i++)
+		if (o->bs[i] % b->blk_size || o->offset % b->blk_size || *len % b->blk_size) {
+			snprintf(msg, sizeof(msg),
+				 "--bs/--offset/--size must be multiples of the "
+				 "device block size %u",
+				 b->blk_size);
+			return setup_error(msg);
+		}
+	if (*len < fb_opts_max_bs(o))
+		return setup_error("the range is smaller than --bs");
+	return 0;
+}
+
+static int setup_queues(struct bench *b)
+{
+	const struct fb_opts *o = &b->o;
+	size_t bytes = 4096;
+	int rc;
+
+	for (unsigned i = 0; i < o->queues; i++)
+		bytes += fb_vq_mem_bytes(o->qsize, o->qd, fb_opts_max_bs(o));
+	rc = fb_mem_create(&b->mem, bytes, o->hugepages);
+	if (rc < 0) {
+		fprintf(stderr, "femu-bench: cannot create %zu bytes of shared memory%s: %s\n",
+			bytes, o->hugepages ? " (hugetlb)" : "", strerror(-rc));
+		return 3;
+	}
+	for (unsigned i = 0; i < o->queues; i++) {
+		rc = fb_vq_init(&b->vqs[i], &b->mem, i, o->qsize, o->qd, fb_opts_max_bs(o),
+				o->event_idx &&
+				    (o->selftest_peer ||
+				     (b->dev.conn.features & (1ull << VIRTIO_RING_F_EVENT_IDX))));
+		if (rc < 0) {
+			fprintf(stderr, "femu-bench: queue %u setup: %s\n", i, strerror(-rc));
+			return 3;
+		}
+		b->nvq++;
+	}
+	return 0;
+}
+
+static int start_backend(struct bench *b)
+{
+	int rc;
+
+	if (b->o.selftest_peer) {
+		rc = fb_peer_start(&b->peer, b->vqs, b->nvq, b->o.peer_cpu);
+		if (rc < 0)
+			return setup_error("cannot start the self-test peer thread");
+		b->peer_running = true;
+		return 0;
+	}
+	rc = fb_dev_start(&b->dev, &b->mem, b->vqs, b->nvq);
+	return rc < 0 ? setup_error(b->dev.err) : 0;
+}
+
+static void teardown(struct bench *b)
+{
+	if (b->peer_running) {
+		fb_peer_stop(&b->peer);
+		if (!b->o.quiet)
+			fprintf(stderr,
+				"femu-bench: self-test peer completed %" PRIu64 " requests\n",
+				b->peer.completed);
+	}
+	if (!b->o.selftest_peer)
+		fb_dev_stop(&b->dev, b->vqs, b->nvq);
+	for (unsigned i = 0; i < b->nvq; i++)
+		fb_vq_fini(&b->vqs[i]);
+	fb_mem_destroy(&b->mem);
+}
+
+static int connect_device(struct bench *b)
+{
+	int rc;
+
+	if (b->o.selftest_peer) {
+		b->capacity = b->o.size ? b->o.offset + b->o.size : PEER_CAPACITY;
+		b->blk_size = 512;
+		b->dev.conn.fd = -1;
+		return 0;
+	}
+	rc = fb_dev_connect(&b->dev, b->o.sock, b->o.timeout_ms, b->o.event_idx);
+	if (rc < 0) {
+		vu_close(&b->dev.conn);
+		return setup_error(b->dev.err);
+	}
+	b->capacity = b->dev.capacity;
+	b->blk_size = b->dev.blk_size;
+	if (!b->o.quiet)
+		fprintf(stderr,
+			"femu-bench: %s: %" PRIu64 " bytes, block %u, %u queues offered, "
+			"features 0x%" PRIx64 "\n",
+			b->o.sock, b->capacity, b->blk_size, b->dev.queues_offered,
+			b->dev.conn.features);
+	rc = check_device(b);
+	if (rc)
+		vu_close(&b->dev.conn);
+	return rc;
+}
+
+static int run_bench(struct bench *b)
+{
+	struct fb_run run = {.o = &b->o, .vqs = b->vqs};
+	struct fb_result *res;
+	int rc;
+
+	rc = connect_device(b);
+	if (rc)
+		return rc;
+	b->blk_size = b->blk_size ? b->blk_size : 512;
+	rc = check_range(b, &run.len);
+	if (rc == 0)
+		rc = setup_queues(b);
+	if (rc == 0)
+		rc = start_backend(b);
+	if (rc) {
+		teardown(b);
+		return rc;
+	}
+	run.start = b->o.offset;
+	run.blk_size = b->blk_size;
+	res = malloc(sizeof(*res));
+	if (!res) {
+		teardown(b);
+		return 3;
+	}
+	rc = fb_workload_run(&run, res) == 0 ? 0 : 1;
+	teardown(b);
+	if (b->o.json)
+		fb_report_json(stdout, &b->o, res);
+	else
+		fb_report_text(stdout, &b->o, res);
+	if (rc)
+		fprintf(stderr, "femu-bench: FAILED\n");
+	free(res);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	static struct bench b;
+	char err[256];
+	int rc;
+
+	fb_opts_defaults(&b.o);
+	rc = fb_opts_parse(&b.o, argc, argv, err, sizeof(err));
+	if (rc == 1)
+		return 0;
+	if (rc < 0) {
+		fprintf(stderr, "femu-bench: %s (see --help)\n", err);
+		return 2;
+	}
+	if (b.o.hostile)
+		return fb_hostile_run(&b.o);
+	return run_bench(&b);
+}

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * vu_client.h - the frontend side of the vhost-user protocol (QEMU's role):
+ * connect to a backend's unix socket, send messages with file descriptors,
+ * receive replies with a bounded wait.  The message layouts follow QEMU's
+ * docs/interop/vhost-user.rst; they are in no public header.
+ */
+#ifndef VU_CLIENT_H
+#define VU_CLIENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum vu_request {
+	VU_GET_FEATURES = 1,
+	VU_SET_FEATURES = 2,
+	VU_SET_OWNER = 3,
+	VU_RESET_OWNER = 4,
+	VU_SET_MEM_TABLE = 5,
+	VU_SET_VRING_NUM = 8,
+	VU_SET_VRING_ADDR = 9,
+	VU_SET_VRING_BASE = 10,
+	VU_GET_VRING_BASE = 11,
+	VU_SET_VRING_KICK = 12,
+	VU_SET_VRING_CALL = 13,
+	VU_SET_VRING_ERR = 14,
+	VU_GET_PROTOCOL_FEATURES = 15,
+	VU_SET_PROTOCOL_FEATURES = 16,
+	VU_GET_QUEUE_NUM = 17,
+	VU_SET_VRING_ENABLE = 18,
+	VU_GET_CONFIG = 24,
+	VU_SET_CONFIG = 25,
+};
+
+#define VU_FLAG_VERSION 0x1u
+#define VU_FLAG_REPLY 0x4u
+#define VU_FLAG_NEED_REPLY 0x8u
+#define VU_VRING_NOFD (1ull << 8) /* in the u64 of SET_VRING_KICK/CALL */
+#define VU_F_PROTOCOL_FEATURES 30 /* feature bit */
+
+enum vu_protocol_feature {
+	VU_PF_MQ = 0,
+	VU_PF_REPLY_ACK = 3,
+	VU_PF_CONFIG = 9,
+};
+
+#define VU_MAX_REGIONS 8
+#define VU_MAX_CONFIG 256
+#define VU_MAX_FDS 8
+#define VU_HDR_SIZE 12
+
+struct vu_region {
+	uint64_t gpa;
+	uint64_t size;
+	uint64_t uaddr;
+	uint64_t mmap_offset;
+};
+
+struct vu_mem_table {
+	uint32_t nregions;
+	uint32_t padding;
+	struct vu_region region[VU_MAX_REGIONS];
+};
+
+struct vu_vring_state {
+	uint32_t index;
+	uint32_t num;
+};
+
+struct vu_vring_addr {
+	uint32_t index;
+	uint32_t flags;
+	uint64_t desc;
+	uint64_t used;
+	uint64_t avail;
+	uint64_t log;
+};
+
+struct vu_config {
+	uint32_t offset;
+	uint32_t size;
+	uint32_t flags;
+	uint8_t region[VU_MAX_CONFIG];
+};
+
+struct vu_msg {
+	uint32_t request;
+	uint32_t flags;
+	uint32_t size; /* payload bytes */
+	union {
+		uint64_t u64;
+		struct vu_vring_state state;
+		struct vu_vring_addr addr;
+		struct vu_mem_table mem;
+		struct vu_config config;
+		uint8_t raw[4096];
+	} payload;
+} __attribute__((packed));
+
+struct vu_conn {
+	int fd;
+	unsigned timeout_ms;
+	uint64_t features;	 /* negotiated virtio features */
+	uint64_t proto_features; /* negotiated protocol features */
+	char err[256];		 /* last error, human readable */
+};
+
+/*
+ * Connect to the backend socket.  Errors distinguish a missing socket, a
+ * refused connection and a path that is not a socket.  Returns 0 or -errno.
+ */
+int vu_connect(struct vu_conn *c, const char *path, unsigned timeout_ms);
+
+void vu_close(struct vu_conn *c);
+
+/* Send a message (header + size bytes of payload) with fds.  0 or -errno. */
+int vu_send(struct vu_conn *c, uint32_t request, uint32_t flags, const void *payload, uint32_t size,
+	    const int *fds, unsigned nfds);
+
+/* Send raw bytes (for malformed messages). */
+int vu_send_raw(struct vu_conn *c, const void *buf, size_t len, const int *fds, unsigned nfds);
+
+/*
+ * Receive one reply to request within the timeout; checks the REPLY flag and
+ * the request code.  Returns the payload size or -errno (-ETIMEDOUT,
+ * -ECONNRESET when the backend closed the connection).
+ */
+int vu_recv(struct vu_conn *c, uint32_t request, struct vu_msg *reply);
+
+/* GET_* returning a u64. */
+int vu_get_u64(struct vu_conn *c, uint32_t request, uint64_t *val);
+
+/*
+ * A SET_* message; when REPLY_ACK was negotiated the backend's ack is awaited
+ * and a non-zero ack is an error (-EPROTO).
+ */
+int vu_set(struct vu_conn *c, uint32_t request, const void *payload, uint32_t size, const int *fds,
+	   unsigned nfds);
+
+int vu_set_u64(struct vu_conn *c, uint32_t request, uint64_t val);
+
+int vu_set_state(struct vu_conn *c, uint32_t request, uint32_t index, uint32_t num);
+
+/* SET_VRING_KICK / SET_VRING_CALL with an eventfd (fd < 0: NOFD flag). */
+int vu_set_vring_fd(struct vu_conn *c, uint32_t request, uint32_t index, int fd);
+
+/* GET_CONFIG of size bytes at offset 0 into out; returns bytes answered or -errno. */
+int vu_get_config(struct vu_conn *c, void *out, uint32_t size);
+
+/*
+ * Round trip (GET_FEATURES) so that every message sent before has been
+ * processed by the backend.  0 or -errno.
+ */
+int vu_sync(struct vu_conn *c);
+
+/* True when the backend has closed the connection (non-blocking check). */
+bool vu_peer_closed(struct vu_conn *c);
+
+const char *vu_request_name(uint32_t request);
+
+#endif /* VU_CLIENT_H */
