@@ -7,6 +7,7 @@
 
 static const struct fm_model_ops *const fm_models[] = {
     &fm_nossd_ops,
+    &fm_bbssd_ops,
 };
 
 const struct fm_model_ops *fm_model_find(int femu_mode)

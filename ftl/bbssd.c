@@ -1,0 +1,255 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * bbssd.c - FEMU's BlackBox SSD (femu_mode=1) behind struct fm_model_ops:
+ * configure (options, capacity), create/destroy, submit (data copied at
+ * once, completion time from the FTL and timing model) and stats.
+ *
+ * A command's modelled time, all in ns from its arrival now:
+ *   Read:  firmware core -> per page: LUN read, channel transfer ->
+ *          host link (device to host) + propagation delay
+ *   Write: firmware core -> host link (host to device) + propagation ->
+ *          per page: foreground GC if due, channel transfer, LUN program
+ * The pages of one command proceed in parallel on their LUNs/channels; the
+ * command's NAND time is the latest page's end.  Partial pages cost a whole
+ * page read or program (FEMU's read-modify-write timing).  Discard and
+ * write-zeroes unmap whole pages and cost no time; write-zeroes programs the
+ * partial pages at its edges.  Flush costs nothing (the medium is memory).
+ *
+ * The model keeps mutable state per request: single_writer.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ftl/bbssd.h"
+
+static int bbssd_configure(struct fm_model_config *cfg, char *err, size_t errlen)
+{
+	struct bbssd_params *p = malloc(sizeof(*p));
+	int rc;
+
+	if (p == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	bbssd_params_defaults(p);
+	rc = bbssd_params_parse(p, cfg->kv, cfg->nkv, err, errlen);
+	if (rc == 0)
+		rc = bbssd_params_derive(p, cfg->capacity_bytes, cfg->capacity_set, cfg->blk_size,
+					 err, errlen);
+	if (rc != 0) {
+		free(p);
+		return rc;
+	}
+	cfg->capacity_bytes = p->capacity_bytes;
+	cfg->priv = p;
+	return 0;
+}
+
+static void bbssd_destroy(struct fm_model *m)
+{
+	if (m == NULL)
+		return;
+	bbssd_ftl_fini(&m->ftl);
+	free(m->tl.lun_free);
+	free(m->tl.ch_free);
+	free(m);
+}
+
+static int bbssd_create(struct fm_model_config *cfg, void *data, struct fm_model **out, char *err,
+			size_t errlen)
+{
+	struct fm_model *m = calloc(1, sizeof(*m));
+
+	if (m == NULL || cfg->priv == NULL) {
+		free(m);
+		snprintf(err, errlen, m ? "not configured" : "out of memory");
+		return m ? -EINVAL : -ENOMEM;
+	}
+	m->p = *(struct bbssd_params *)cfg->priv;
+	free(cfg->priv);
+	cfg->priv = NULL;
+	if (cfg->capacity_bytes != m->p.capacity_bytes) {
+		snprintf(err, errlen,
+			 "capacity %" PRIu64 " bytes differs from the configured %" PRIu64,
+			 cfg->capacity_bytes, m->p.capacity_bytes);
+		free(m);
+		return -EINVAL;
+	}
+	m->data = data;
+	m->tl.lun_free = calloc(m->p.nluns, sizeof(uint64_t));
+	m->tl.ch_free = calloc(m->p.nchs, sizeof(uint64_t));
+	if (m->tl.lun_free == NULL || m->tl.ch_free == NULL ||
+	    bbssd_ftl_init(&m->ftl, &m->p, &m->tl, &m->ctr, cfg->mbe_node) != 0) {
+		bbssd_destroy(m);
+		snprintf(err, errlen, "out of memory for the mapping tables");
+		return -ENOMEM;
+	}
+	*out = m;
+	return 0;
+}
+
+static uint64_t max_u64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+static uint64_t first_lpn(const struct fm_model *m, const struct fm_req *req)
+{
+	return req->offset / m->p.pg_bytes;
+}
+
+/* One past the last page the request touches. */
+static uint64_t end_lpn(const struct fm_model *m, const struct fm_req *req)
+{
+	return (req->offset + req->len + m->p.pg_bytes - 1) / m->p.pg_bytes;
+}
+
+static uint64_t serve_read(struct fm_model *m, const struct fm_req *req, uint64_t now)
+{
+	uint64_t t = bbssd_fw_run(&m->tl, &m->p, now);
+	uint64_t nand_end = t;
+
+	for (uint64_t lpn = first_lpn(m, req); lpn < end_lpn(m, req); lpn++) {
+		nand_end = max_u64(nand_end, bbssd_ftl_read_page(&m->ftl, lpn, t));
+		m->ctr.host_read_pages++;
+	}
+	m->ctr.host_read_cmds++;
+	return bbssd_link_xfer(&m->tl, &m->p, BBSSD_TO_HOST, nand_end, req->len);
+}
+
+static enum fm_status write_pages(struct fm_model *m, uint64_t from, uint64_t to, uint64_t now,
+				  uint64_t t, uint64_t *due)
+{
+	uint64_t end;
+
+	*due = t;
+	for (uint64_t lpn = from; lpn < to; lpn++) {
+		if (bbssd_ftl_write_page(&m->ftl, lpn, now, t, &end) != 0)
+			return FM_S_IOERR;
+		*due = max_u64(*due, end);
+	}
+	return FM_S_OK;
+}
+
+static enum fm_status serve_write(struct fm_model *m, const struct fm_req *req, uint64_t now,
+				  uint64_t *due)
+{
+	uint64_t t = bbssd_fw_run(&m->tl, &m->p, now);
+
+	t = bbssd_link_xfer(&m->tl, &m->p, BBSSD_FROM_HOST, t, req->len);
+	m->ctr.host_write_cmds++;
+	return write_pages(m, first_lpn(m, req), end_lpn(m, req), now, t, due);
+}
+
+/* Whole pages inside the range are unmapped; returns the edge pages in [*lo,*hi). */
+static void unmap_whole_pages(struct fm_model *m, const struct fm_req *req, uint64_t *lo,
+			      uint64_t *hi)
+{
+	uint64_t pg = m->p.pg_bytes;
+
+	*lo = (req->offset + pg - 1) / pg;
+	*hi = (req->offset + req->len) / pg;
+	for (uint64_t lpn = *lo; lpn < *hi; lpn++)
+		bbssd_ftl_unmap(&m->ftl, lpn);
+}
+
+static enum fm_status serve_write_zeroes(struct fm_model *m, const struct fm_req *req, uint64_t now,
+					 uint64_t *due)
+{
+	uint64_t lo, hi, head = first_lpn(m, req), tail = end_lpn(m, req);
+	uint64_t end = now;
+	enum fm_status st = FM_S_OK;
+
+	unmap_whole_pages(m, req, &lo, &hi);
+	*due = now;
+	if (lo > hi) /* inside one page: program it */
+		return write_pages(m, head, tail, now, now, due);
+	if (head < lo)
+		st = write_pages(m, head, lo, now, now, &end);
+	*due = max_u64(*due, end);
+	if (st == FM_S_OK && hi < tail)
+		st = write_pages(m, hi, tail, now, now, &end);
+	*due = max_u64(*due, end);
+	return st;
+}
+
+static enum fm_status bbssd_submit(struct fm_model *m, const struct fm_req *req, uint64_t now_ns,
+				   uint64_t *due_ns)
+{
+	uint64_t lo, hi;
+
+	bbssd_ftl_gc_background(&m->ftl, now_ns);
+	*due_ns = now_ns;
+	switch (req->op) {
+	case FM_OP_READ:
+		fm_data_read(m->data, req);
+		*due_ns = serve_read(m, req, now_ns);
+		return FM_S_OK;
+	case FM_OP_WRITE:
+		fm_data_write(m->data, req);
+		return serve_write(m, req, now_ns, due_ns);
+	case FM_OP_FLUSH:
+		return FM_S_OK;
+	case FM_OP_DISCARD:
+		/* Reads of a discarded range return zeros, as with NoSSD. */
+		fm_data_zero(m->data, req->offset, req->len);
+		unmap_whole_pages(m, req, &lo, &hi);
+		return FM_S_OK;
+	case FM_OP_WRITE_ZEROES:
+		fm_data_zero(m->data, req->offset, req->len);
+		return serve_write_zeroes(m, req, now_ns, due_ns);
+	}
+	return FM_S_UNSUPP;
+}
+
+static double write_amplification(const struct bbssd_counters *c)
+{
+	if (c->host_write_pages == 0)
+		return 0.0;
+	return (double)c->nand_write_pages / (double)c->host_write_pages;
+}
+
+static void bbssd_stats(struct fm_model *m, FILE *out)
+{
+	const struct bbssd_counters *c = &m->ctr;
+	uint64_t emin, emax;
+	double emean;
+
+	bbssd_ftl_erase_summary(&m->ftl, &emin, &emax, &emean);
+	fprintf(out, "model bbssd\n");
+	fprintf(out, "capacity_bytes %" PRIu64 "\nnand_bytes %" PRIu64 "\n", m->p.capacity_bytes,
+		m->p.nand_bytes);
+	fprintf(out, "lines_total %" PRIu64 "\nlines_free %" PRIu64 "\n", m->p.tt_lines,
+		m->ftl.free_cnt);
+	fprintf(out, "host_read_cmds %" PRIu64 "\nhost_write_cmds %" PRIu64 "\n", c->host_read_cmds,
+		c->host_write_cmds);
+	fprintf(out, "host_read_pages %" PRIu64 "\nhost_write_pages %" PRIu64 "\n",
+		c->host_read_pages, c->host_write_pages);
+	fprintf(out, "unwritten_read_pages %" PRIu64 "\n", c->unwritten_read_pages);
+	fprintf(out, "nand_read_pages %" PRIu64 "\nnand_write_pages %" PRIu64 "\n",
+		c->nand_read_pages, c->nand_write_pages);
+	fprintf(out, "write_amplification %.3f\n", write_amplification(c));
+	fprintf(out, "gc_runs %" PRIu64 "\ngc_fg_runs %" PRIu64 "\ngc_bg_runs %" PRIu64 "\n",
+		c->gc_runs, c->gc_fg_runs, c->gc_bg_runs);
+	fprintf(out, "gc_moved_pages %" PRIu64 "\nblock_erases %" PRIu64 "\n", c->gc_moved_pages,
+		c->block_erases);
+	fprintf(out,
+		"line_erases_min %" PRIu64 "\nline_erases_max %" PRIu64 "\nline_erases_mean %.2f\n",
+		emin, emax, emean);
+	fprintf(out, "unmapped_pages %" PRIu64 "\nalloc_failures %" PRIu64 "\n", c->unmapped_pages,
+		c->alloc_failures);
+}
+
+const struct fm_model_ops fm_bbssd_ops = {
+    .name = "bbssd",
+    .femu_mode = BBSSD_FEMU_MODE,
+    .configure = bbssd_configure,
+    .create = bbssd_create,
+    .destroy = bbssd_destroy,
+    .submit = bbssd_submit,
+    .stats = bbssd_stats,
+    .single_writer = true,
+};
