@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* fake_guest.c - fake guest memory and recording model for pmd unit tests. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fake_guest.h"
+
+void fg_init(struct fake_guest *g)
+{
+	g->mem = calloc(1, sizeof(*g->mem) + 2 * sizeof(struct rte_vhost_mem_region));
+	g->a = aligned_alloc(4096, FG_REGION_SIZE);
+	g->b = aligned_alloc(4096, FG_REGION_SIZE);
+	memset(g->a, 0, FG_REGION_SIZE);
+	memset(g->b, 0, FG_REGION_SIZE);
+	g->mem->nregions = 2;
+	g->mem->regions[0].guest_phys_addr = FG_A_GPA;
+	g->mem->regions[0].host_user_addr = (uint64_t)(uintptr_t)g->a;
+	g->mem->regions[0].size = FG_REGION_SIZE;
+	g->mem->regions[1].guest_phys_addr = FG_B_GPA;
+	g->mem->regions[1].host_user_addr = (uint64_t)(uintptr_t)g->b;
+	g->mem->regions[1].size = FG_REGION_SIZE;
+}
+
+void fg_fini(struct fake_guest *g)
+{
+	free(g->mem);
+	free(g->a);
+	free(g->b);
+}
+
+void *fg_host(struct fake_guest *g, uint64_t gpa)
+{
+	if (gpa >= FG_A_GPA && gpa < FG_A_GPA + FG_REGION_SIZE)
+		return g->a + (gpa - FG_A_GPA);
+	if (gpa >= FG_B_GPA && gpa < FG_B_GPA + FG_REGION_SIZE)
+		return g->b + (gpa - FG_B_GPA);
+	return NULL;
+}
+
+void fg_desc(struct vring_desc *d, uint64_t gpa, uint32_t len, uint16_t flags, uint16_t next)
+{
+	d->addr = gpa;
+	d->len = len;
+	d->flags = flags;
+	d->next = next;
+}
+
+static enum fm_status fake_submit(struct fm_model *m, const struct fm_req *req, uint64_t now_ns,
+				  uint64_t *due_ns)
+{
+	if (m->calls < FM_REC_MAX)
+		m->req[m->calls] = *req;
+	m->calls++;
+	*due_ns = now_ns + m->due_delta;
+	return m->status;
+}
+
+const struct fm_model_ops fake_model_ops = {
+    .name = "fake",
+    .submit = fake_submit,
+};
+
+void fg_target(struct pmd_blk_target *t, struct fm_model *m, uint64_t capacity)
+{
+	memset(t, 0, sizeof(*t));
+	memset(m, 0, sizeof(*m));
+	t->capacity = capacity;
+	t->blk_size = 512;
+	memcpy(t->serial, "SERIAL-0123456789ABC", PMD_SERIAL_LEN);
+	t->ops = &fake_model_ops;
+	t->model = m;
+}

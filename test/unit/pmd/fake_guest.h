@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * fake_guest.h - a fake guest for pmd unit tests: two adjacent guest memory
+ * regions backed by separate host buffers (so a buffer crossing 0x20000 is
+ * host-discontiguous), a hole above them, descriptor-table builders and a
+ * recording device model.
+ */
+#ifndef PMD_TEST_FAKE_GUEST_H
+#define PMD_TEST_FAKE_GUEST_H
+
+#include <stdint.h>
+
+#include <linux/virtio_ring.h>
+#include <rte_vhost.h>
+
+#include "ftl/fm_model.h"
+#include "pmd/blk_req.h"
+
+#define FG_A_GPA 0x10000ULL /* region A: [0x10000, 0x20000) */
+#define FG_B_GPA 0x20000ULL /* region B: [0x20000, 0x30000) */
+#define FG_REGION_SIZE 0x10000ULL
+#define FG_HOLE_GPA 0x40000ULL /* nothing mapped here */
+
+struct fake_guest {
+	struct rte_vhost_memory *mem;
+	uint8_t *a;
+	uint8_t *b;
+};
+
+void fg_init(struct fake_guest *g);
+void fg_fini(struct fake_guest *g);
+/* Host address of a guest physical address inside a region (test helper). */
+void *fg_host(struct fake_guest *g, uint64_t gpa);
+void fg_desc(struct vring_desc *d, uint64_t gpa, uint32_t len, uint16_t flags, uint16_t next);
+
+/* Recording model: remembers the last requests, returns status/due as set. */
+#define FM_REC_MAX 32
+struct fm_model {
+	unsigned calls;
+	struct fm_req req[FM_REC_MAX];
+	uint64_t due_delta; /* submit returns now + due_delta */
+	enum fm_status status;
+};
+extern const struct fm_model_ops fake_model_ops;
+
+void fg_target(struct pmd_blk_target *t, struct fm_model *m, uint64_t capacity);
+
+#endif

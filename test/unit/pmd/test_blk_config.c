@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * test_blk_config.c - config space contents, feature bits and GET_CONFIG
+ * answers for short, partial, over-long and out-of-range requests.
+ */
+#include <criterion/criterion.h>
+#include <stddef.h>
+#include <string.h>
+
+#include <linux/virtio_blk.h>
+#include <linux/virtio_config.h>
+
+#include "pmd/blk_config.h"
+
+static struct pmd_blk_config cfg;
+static const struct pmd_blk_params params = {
+    .path = "/tmp/x", .queues = 4, .blk_size = 4096, .capacity_bytes = 256ULL << 20};
+
+static void setup(void)
+{
+	pmd_blk_config_init(&cfg, &params);
+}
+
+TestSuite(blk_config, .init = setup);
+
+Test(blk_config, fields)
+{
+	cr_assert_eq(cfg.capacity, (256ULL << 20) / 512);
+	cr_assert_eq(cfg.blk_size, 4096);
+	cr_assert_eq(cfg.num_queues, 4);
+	cr_assert_eq(cfg.discard_sector_alignment, 8);
+	cr_assert_gt(cfg.seg_max, 0);
+	cr_assert_gt(cfg.max_discard_seg, 0);
+	cr_assert_eq(offsetof(struct pmd_blk_config, num_queues), 34);
+	cr_assert_eq(offsetof(struct pmd_blk_config, write_zeroes_may_unmap), 56);
+}
+
+Test(blk_config, features)
+{
+	uint64_t rw = pmd_blk_features(false), ro = pmd_blk_features(true);
+
+	cr_assert(rw & (1ULL << VIRTIO_F_VERSION_1));
+	cr_assert(rw & (1ULL << VIRTIO_BLK_F_MQ));
+	cr_assert(rw & (1ULL << VIRTIO_BLK_F_DISCARD));
+	cr_assert(rw & (1ULL << VIRTIO_BLK_F_WRITE_ZEROES));
+	cr_assert_not(rw & (1ULL << VIRTIO_BLK_F_RO));
+	cr_assert_eq(ro, rw | (1ULL << VIRTIO_BLK_F_RO));
+	cr_assert(pmd_blk_protocol_features() & (1ULL << 9)); /* CONFIG */
+}
+
+static struct pmd_vhu_msg msg;
+
+static void ask(uint32_t off, uint32_t len)
+{
+	memset(&msg, 0xaa, sizeof(msg));
+	msg.request = PMD_VHU_GET_CONFIG;
+	msg.size = PMD_VHU_CONFIG_HDR_SIZE + len;
+	msg.payload.cfg.offset = off;
+	msg.payload.cfg.size = len;
+	pmd_blk_config_get(&cfg, &msg);
+}
+
+Test(blk_config, qemu_sized_request)
+{
+	ask(0, 57);
+	cr_assert_eq(msg.size, PMD_VHU_CONFIG_HDR_SIZE + 57);
+	cr_assert_eq(memcmp(msg.payload.cfg.region, &cfg, 57), 0);
+	cr_assert_eq(msg.payload.cfg.region[57], 0xaa); /* nothing past the answer */
+}
+
+Test(blk_config, short_request_gets_prefix)
+{
+	ask(0, 8);
+	cr_assert_eq(msg.payload.cfg.size, 8);
+	cr_assert_eq(memcmp(msg.payload.cfg.region, &cfg, 8), 0);
+}
+
+Test(blk_config, offset_request_gets_window)
+{
+	ask(20, 4);
+	cr_assert_eq(memcmp(msg.payload.cfg.region, (uint8_t *)&cfg + 20, 4), 0);
+}
+
+Test(blk_config, longer_request_padded_with_zeros)
+{
+	uint8_t zero[100] = {0};
+
+	ask(0, 160);
+	cr_assert_eq(msg.payload.cfg.size, 160);
+	cr_assert_eq(memcmp(msg.payload.cfg.region, &cfg, sizeof(cfg)), 0);
+	cr_assert_eq(memcmp(msg.payload.cfg.region + sizeof(cfg), zero, 100), 0);
+}
+
+Test(blk_config, request_past_end_is_zeros)
+{
+	ask(200, 16);
+	for (int i = 0; i < 16; i++)
+		cr_assert_eq(msg.payload.cfg.region[i], 0);
+}
+
+Test(blk_config, over_long_request_clipped_to_region)
+{
+	ask(0, 100000);
+	cr_assert_eq(msg.payload.cfg.size, PMD_VHU_MAX_CONFIG_SIZE);
+	cr_assert_eq(msg.size, PMD_VHU_CONFIG_HDR_SIZE + PMD_VHU_MAX_CONFIG_SIZE);
+}

@@ -1,0 +1,351 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * test_blk_req.c - request semantics per virtio-blk type: what reaches the
+ * model, the status, the used length, and every range / direction /
+ * segment-list check.
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "fake_guest.h"
+#include "pmd/blk_req.h"
+
+#define CAP (1ULL << 20) /* 1 MiB device: 2048 sectors */
+#define NOW 1000
+
+static struct pmd_blk_target t;
+static struct fm_model m;
+static struct pmd_chain c;
+static struct pmd_blk_done d;
+static uint8_t buf[8192];
+
+static void setup(void)
+{
+	fg_target(&t, &m, CAP);
+	memset(&c, 0, sizeof(c));
+	memset(buf, 0xee, sizeof(buf));
+}
+
+TestSuite(blk_req, .init = setup);
+
+static void hdr(uint32_t type, uint64_t sector)
+{
+	c.hdr.type = type;
+	c.hdr.sector = sector;
+}
+
+/* Device-writable data of len bytes in one segment. */
+static void wr_data(uint32_t len)
+{
+	c.iov[c.nrd + c.nwr].base = buf;
+	c.iov[c.nrd + c.nwr].len = len;
+	c.nwr++;
+	c.wr_len += len;
+}
+
+static void rd_data(void *p, uint32_t len)
+{
+	c.iov[c.nrd].base = p;
+	c.iov[c.nrd].len = len;
+	c.nrd++;
+	c.rd_len += len;
+}
+
+static void exec(void)
+{
+	pmd_blk_req_exec(&t, &c, PMD_CHAIN_OK, NOW, &d);
+}
+
+Test(blk_req, read_reaches_model_with_byte_offset)
+{
+	hdr(VIRTIO_BLK_T_IN, 8);
+	wr_data(4096);
+	exec();
+	cr_assert_eq(d.status, VIRTIO_BLK_S_OK);
+	cr_assert_eq(m.calls, 1);
+	cr_assert_eq(m.req[0].op, FM_OP_READ);
+	cr_assert_eq(m.req[0].offset, 4096);
+	cr_assert_eq(m.req[0].len, 4096);
+	cr_assert_eq(m.req[0].iovcnt, 1);
+	cr_assert_eq(m.req[0].iov[0].base, buf);
+	cr_assert_eq(d.used_len, 4097);
+	cr_assert_eq(d.rd_bytes, 4096);
+}
+
+Test(blk_req, read_of_last_sector_ok_one_past_fails)
+{
+	hdr(VIRTIO_BLK_T_IN, CAP / 512 - 1);
+	wr_data(512);
+	exec();
+	cr_assert_eq(d.status, VIRTIO_BLK_S_OK);
+	hdr(VIRTIO_BLK_T_IN, CAP / 512 - 1);
+	c.iov[0].len = 1024;
+	c.wr_len = 1024;
+	exec();
+	cr_assert_eq(d.status, VIRTIO_BLK_S_IOERR);
+	cr_assert_eq(d.used_len, 1);
+	cr_assert_eq(m.calls, 1);
+}
+
+Test(blk_req, sector_overflow_is_ioerr)
+{
+	hdr(VIRTIO_BLK_T_IN, 1ULL << 62);
+	wr_data(512);
+	exec();
+	cr_assert_eq(d.status, VIRTIO_BLK_S_IOERR);
+	hdr(VIRTIO_BLK_T_IN, UINT64_MAX);
+	exec();
+	cr_assert_eq(d.status, VIRTIO_BLK_S_IOERR);
+	cr_assert_eq(m.calls, 0);
+}
+
+Test(blk_req, length_not_multiple_of_512_is_ioerr)
+{
+	hdr(VIRTIO_BLK_T_IN, 0);
+	wr_data(1000);
+	exec();
+	cr_assert_eq(d.status, VIRTIO_BLK_S_IOERR);
+	cr_assert_eq(m.calls, 0);
+}
+
+Test(blk_req, read_with_readable_data_is_ioerr)
+{
+	hdr(VIRTIO_BLK_T_IN, 0);
+	rd_data(buf + 4096, 512);
+	wr_data(512);
+	exec();
+	cr_assert_eq(d.status, VIRTIO_BLK_S_IOERR);
+	cr_assert_eq(m.calls, 0);
+}
+
+Test(blk_req, write_reaches_model)
+{
+	hdr(VIRTIO_BLK_T_OUT, 2);
+	rd_data(buf, 512);
+	rd_data(buf + 1024, 1024);
+	exec();
+	cr_assert_eq(d.status, VIRTIO_BLK_S_OK);
+	cr_assert_eq(m.req[0].op, FM_OP_WRITE);
+	cr_assert_eq(m.req[0].offset, 1024);
+	cr_assert_eq(m.req[0].len, 1536);
+	cr_assert_eq(m.req[0].iovcnt, 2);
+	cr_assert_eq(d.used_len, 1);
+	cr_assert_eq(d.wr_bytes, 1536);
+}
+
+Test(blk_req, write_on_readonly_device_is_ioerr)
+{
+	t.readonly = true;
+	hdr(VIRTIO_BLK_T_OUT, 0);
+	rd_data(buf, 512);
+	exec();
+	cr_assert_eq(d.status, VIRTIO_BLK_S_IOERR);
+	cr_assert_eq(m.calls, 0);
+}
+
+Test(blk_req, read_on_readonly_device_ok)
+{
+	t.readonly = true;
+	hdr(VIRTIO_BLK_T_IN, 0);
+	wr_data(512);
+	exec();
+	cr_assert_eq(d.status, VIRTIO_BLK_S_OK);
+}
+
+Test(blk_req, write_with_writable_data_is_ioerr)
+{
+	hdr(VIRTIO_BLK_T_OUT, 0);
+	rd_data(buf, 512);
+	wr_data(512);
+	exec();
+	cr_assert_eq(d.status, VIRTIO_BLK_S_IOERR);
+	cr_assert_eq(m.calls, 0);
+}
+
+Test(blk_req, flush_reaches_model)
+{
+	hdr(VIRTIO_BLK_T_FLUSH, 0);
+	exec();
+	cr_assert_eq(d.status, VIRTIO_BLK_S_OK);
+	cr_assert_eq(m.calls, 1);
+	cr_assert_eq(m.req[0].op, FM_OP_FLUSH);
+}
+
+Test(blk_req, get_id_copies_serial)
+{
+	hdr(VIRTIO_BLK_T_GET_ID, 0);
+	wr_data(PMD_SERIAL_LEN);
+	exec();
+	cr_assert_eq(d.status, VIRTIO_BLK_S_OK);
+	cr_assert_eq(memcmp(buf, "SERIAL-0123456789ABC", PMD_SERIAL_LEN), 0);
+	cr_assert_eq(d.used_len, PMD_SERIAL_LEN + 1);
+	cr_assert_eq(m.calls, 0);
+}
+
+Test(blk_req, get_id_short_buffer_gets_prefix_only)
+{
+	hdr(VIRTIO_BLK_T_GET_ID, 0);
+	wr_data(6);
+	exec();
+	cr_assert_eq(d.status, VIRTIO_BLK_S_OK);
+	cr_assert_eq(memcmp(buf, "SERIAL", 6), 0);
+	cr_assert_eq(buf[6], 0xee);
+	cr_assert_eq(d.used_len, 7);
+}
+
+Test(blk_req, unknown_type_is_unsupp)
+{
+	hdr(99, 0);
+	exec();
+	cr_assert_eq(d.status, VIRTIO_BLK_S_UNSUPP);
+	hdr(10 /* GET_LIFETIME */, 0);
+	exec();
+	cr_assert_eq(d.status, VIRTIO_BLK_S_UNSUPP);
+	cr_assert_eq(m.calls, 0);
+}
+
+Test(blk_req, parse_error_is_ioerr_without_model)
+{
+	hdr(VIRTIO_BLK_T_IN, 0);
+	wr_data(512);
+	pmd_blk_req_exec(&t, &c, PMD_CHAIN_IOERR, NOW, &d);
+	cr_assert_eq(d.status, VIRTIO_BLK_S_IOERR);
+	cr_assert_eq(m.calls, 0);
+}
+
+Test(blk_req, model_status_and_due_time_propagate)
+{
+	m.status = FM_S_IOERR;
+	m.due_delta = 40000;
+	hdr(VIRTIO_BLK_T_IN, 0);
+	wr_data(512);
+	exec();
+	cr_assert_eq(d.status, VIRTIO_BLK_S_IOERR);
+	cr_assert_eq(d.due_ns, NOW + 40000);
+	cr_assert_eq(d.rd_bytes, 0);
+}
+
+static struct virtio_blk_discard_write_zeroes segs[PMD_BLK_MAX_DWZ_SEG + 1];
+
+static void dwz(uint32_t type, unsigned n)
+{
+	hdr(type, 0);
+	rd_data(segs, n * sizeof(segs[0]));
+}
+
+Test(blk_req, discard_segments_reach_model)
+{
+	segs[0] = (struct virtio_blk_discard_write_zeroes){.sector = 8, .num_sectors = 16};
+	segs[1] = (struct virtio_blk_discard_write_zeroes){.sector = 100, .num_sectors = 1};
+	m.due_delta = 5;
+	dwz(VIRTIO_BLK_T_DISCARD, 2);
+	exec();
+	cr_assert_eq(d.status, VIRTIO_BLK_S_OK);
+	cr_assert_eq(m.calls, 2);
+	cr_assert_eq(m.req[0].op, FM_OP_DISCARD);
+	cr_assert_eq(m.req[0].offset, 4096);
+	cr_assert_eq(m.req[0].len, 8192);
+	cr_assert_eq(m.req[1].offset, 51200);
+	cr_assert_eq(m.req[1].len, 512);
+	cr_assert_eq(d.due_ns, NOW + 5);
+}
+
+Test(blk_req, discard_segment_split_over_iovs)
+{
+	segs[0] = (struct virtio_blk_discard_write_zeroes){.sector = 8, .num_sectors = 16};
+	hdr(VIRTIO_BLK_T_DISCARD, 0);
+	rd_data(segs, 5);
+	rd_data((uint8_t *)segs + 5, 11);
+	exec();
+	cr_assert_eq(d.status, VIRTIO_BLK_S_OK);
+	cr_assert_eq(m.req[0].offset, 4096);
+	cr_assert_eq(m.req[0].len, 8192);
+}
+
+Test(blk_req, discard_with_unmap_flag_is_unsupp)
+{
+	segs[0] = (struct virtio_blk_discard_write_zeroes){
+	    .sector = 0, .num_sectors = 8, .flags = VIRTIO_BLK_WRITE_ZEROES_FLAG_UNMAP};
+	dwz(VIRTIO_BLK_T_DISCARD, 1);
+	exec();
+	cr_assert_eq(d.status, VIRTIO_BLK_S_UNSUPP);
+	cr_assert_eq(m.calls, 0);
+}
+
+Test(blk_req, write_zeroes_with_unmap_passes_flag)
+{
+	segs[0] = (struct virtio_blk_discard_write_zeroes){
+	    .sector = 0, .num_sectors = 8, .flags = VIRTIO_BLK_WRITE_ZEROES_FLAG_UNMAP};
+	segs[1] = (struct virtio_blk_discard_write_zeroes){.sector = 16, .num_sectors = 8};
+	dwz(VIRTIO_BLK_T_WRITE_ZEROES, 2);
+	exec();
+	cr_assert_eq(d.status, VIRTIO_BLK_S_OK);
+	cr_assert_eq(m.req[0].op, FM_OP_WRITE_ZEROES);
+	cr_assert_eq(m.req[0].flags, FM_REQ_UNMAP);
+	cr_assert_eq(m.req[1].flags, 0);
+}
+
+Test(blk_req, write_zeroes_reserved_flags_unsupp)
+{
+	segs[0] =
+	    (struct virtio_blk_discard_write_zeroes){.sector = 0, .num_sectors = 8, .flags = 2};
+	dwz(VIRTIO_BLK_T_WRITE_ZEROES, 1);
+	exec();
+	cr_assert_eq(d.status, VIRTIO_BLK_S_UNSUPP);
+}
+
+Test(blk_req, discard_bad_lists_are_ioerr_and_nothing_applied)
+{
+	/* second segment out of range: the first must not be applied */
+	segs[0] = (struct virtio_blk_discard_write_zeroes){.sector = 0, .num_sectors = 8};
+	segs[1] =
+	    (struct virtio_blk_discard_write_zeroes){.sector = CAP / 512 - 4, .num_sectors = 8};
+	dwz(VIRTIO_BLK_T_DISCARD, 2);
+	exec();
+	cr_assert_eq(d.status, VIRTIO_BLK_S_IOERR);
+	cr_assert_eq(m.calls, 0);
+
+	memset(&c, 0, sizeof(c));
+	hdr(VIRTIO_BLK_T_DISCARD, 0);
+	rd_data(segs, 20); /* not a multiple of 16 */
+	exec();
+	cr_assert_eq(d.status, VIRTIO_BLK_S_IOERR);
+
+	memset(&c, 0, sizeof(c));
+	memset(segs, 0, sizeof(segs));
+	dwz(VIRTIO_BLK_T_DISCARD, PMD_BLK_MAX_DWZ_SEG + 1);
+	exec();
+	cr_assert_eq(d.status, VIRTIO_BLK_S_IOERR);
+
+	memset(&c, 0, sizeof(c));
+	hdr(VIRTIO_BLK_T_DISCARD, 0);
+	exec(); /* no segment at all */
+	cr_assert_eq(d.status, VIRTIO_BLK_S_IOERR);
+
+	memset(&c, 0, sizeof(c));
+	segs[0] = (struct virtio_blk_discard_write_zeroes){
+	    .sector = 0, .num_sectors = PMD_BLK_MAX_DWZ_SECTORS + 1};
+	dwz(VIRTIO_BLK_T_DISCARD, 1);
+	exec();
+	cr_assert_eq(d.status, VIRTIO_BLK_S_IOERR);
+
+	memset(&c, 0, sizeof(c));
+	segs[0] = (struct virtio_blk_discard_write_zeroes){.sector = UINT64_MAX, .num_sectors = 1};
+	dwz(VIRTIO_BLK_T_WRITE_ZEROES, 1);
+	exec();
+	cr_assert_eq(d.status, VIRTIO_BLK_S_IOERR);
+	cr_assert_eq(m.calls, 0);
+}
+
+Test(blk_req, discard_on_readonly_is_ioerr)
+{
+	t.readonly = true;
+	segs[0] = (struct virtio_blk_discard_write_zeroes){.sector = 0, .num_sectors = 8};
+	dwz(VIRTIO_BLK_T_DISCARD, 1);
+	exec();
+	cr_assert_eq(d.status, VIRTIO_BLK_S_IOERR);
+	dwz(VIRTIO_BLK_T_WRITE_ZEROES, 1);
+	exec();
+	cr_assert_eq(d.status, VIRTIO_BLK_S_IOERR);
+	cr_assert_eq(m.calls, 0);
+}

@@ -1,0 +1,315 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * test_vq.c - serving a split virtqueue: inline and deferred completions
+ * (heap order, lateness), used ring contents, kick suppression, call
+ * decisions with and without EVENT_IDX, poll queues without a call fd,
+ * broken queues, flush on stop.
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "fake_guest.h"
+#include "pmd/vq.h"
+
+#define QSZ 16
+#define HDR(i) (FG_A_GPA + 0x100 + 32 * (i))
+#define DATA(i) (FG_A_GPA + 0x1000 + 0x1000 * (i))
+#define STATUS(i) (FG_A_GPA + 0x800 + (i))
+
+static struct fake_guest g;
+static struct pmd_blk_target t;
+static struct fm_model m;
+static struct vring_desc *desc;
+static struct vring_avail *avail;
+static struct vring_used *used;
+static struct pmd_vq *q;
+static struct pmd_chain scratch;
+static int efd = -1;
+
+static void setup(void)
+{
+	fg_init(&g);
+	fg_target(&t, &m, 1ULL << 20);
+	desc = (struct vring_desc *)g.b;
+	avail = (struct vring_avail *)(g.b + 0x1000);
+	used = (struct vring_used *)(g.b + 0x2000);
+	q = NULL;
+	efd = -1;
+}
+
+static void teardown(void)
+{
+	pmd_vq_free(q);
+	if (efd >= 0)
+		close(efd);
+	fg_fini(&g);
+}
+
+static void make_q(bool event_idx, int callfd)
+{
+	struct pmd_vq_setup s = {.desc = desc,
+				 .avail = avail,
+				 .used = used,
+				 .size = QSZ,
+				 .callfd = callfd,
+				 .event_idx = event_idx,
+				 .indirect = true,
+				 .mem = g.mem,
+				 .target = &t};
+
+	q = pmd_vq_create(&s);
+	cr_assert_not_null(q);
+}
+
+/* Post a 4 KiB read as chain i (descriptors 3i..3i+2). */
+static void post_read(unsigned i, uint64_t sector)
+{
+	struct virtio_blk_outhdr h = {.type = VIRTIO_BLK_T_IN, .sector = sector};
+	uint16_t d0 = (uint16_t)(3 * i);
+
+	memcpy(fg_host(&g, HDR(i)), &h, sizeof(h));
+	*(uint8_t *)fg_host(&g, STATUS(i)) = 0xff;
+	fg_desc(&desc[d0], HDR(i), 16, VRING_DESC_F_NEXT, d0 + 1);
+	fg_desc(&desc[d0 + 1], DATA(i), 4096, VRING_DESC_F_NEXT | VRING_DESC_F_WRITE, d0 + 2);
+	fg_desc(&desc[d0 + 2], STATUS(i), 1, VRING_DESC_F_WRITE, 0);
+	avail->ring[avail->idx % QSZ] = d0;
+	avail->idx++;
+}
+
+/* avail_event lives after the used ring (virtio 1.1, 2.6.8). */
+static uint16_t avail_event(void)
+{
+	uint16_t v;
+
+	memcpy(&v, &used->ring[QSZ], sizeof(v));
+	return v;
+}
+
+static uint8_t status_of(unsigned i)
+{
+	return *(uint8_t *)fg_host(&g, STATUS(i));
+}
+
+static uint64_t calls_pending(void)
+{
+	uint64_t v = 0;
+
+	if (read(efd, &v, sizeof(v)) != sizeof(v))
+		return 0;
+	return v;
+}
+
+TestSuite(vq, .init = setup, .fini = teardown);
+
+Test(vq, inline_completion_fills_used_ring)
+{
+	make_q(true, -1);
+	post_read(0, 0);
+	post_read(1, 8);
+	cr_assert_eq(pmd_vq_sweep(q, 100, &scratch), 2);
+	cr_assert_eq(used->idx, 2);
+	cr_assert_eq(used->ring[0].id, 0);
+	cr_assert_eq(used->ring[0].len, 4097);
+	cr_assert_eq(used->ring[1].id, 3);
+	cr_assert_eq(status_of(0), VIRTIO_BLK_S_OK);
+	cr_assert_eq(status_of(1), VIRTIO_BLK_S_OK);
+	cr_assert_eq(m.req[1].offset, 4096);
+	cr_assert_eq(q->st.requests, 2);
+	cr_assert_eq(q->st.rd_bytes, 8192);
+	cr_assert_eq(pmd_vq_sweep(q, 200, &scratch), 0);
+}
+
+Test(vq, deferred_completion_waits_for_due_time)
+{
+	make_q(true, -1);
+	m.due_delta = 5000;
+	post_read(0, 0);
+	pmd_vq_sweep(q, 100, &scratch);
+	cr_assert_eq(used->idx, 0);
+	cr_assert_eq(status_of(0), 0xff, "status written before completion");
+	pmd_vq_sweep(q, 5099, &scratch);
+	cr_assert_eq(used->idx, 0);
+	pmd_vq_sweep(q, 5100, &scratch);
+	cr_assert_eq(used->idx, 1);
+	cr_assert_eq(status_of(0), VIRTIO_BLK_S_OK);
+	cr_assert_eq(q->st.deferred, 1);
+	cr_assert_eq(q->st.late, 0);
+}
+
+Test(vq, late_completion_counted)
+{
+	make_q(true, -1);
+	m.due_delta = 5000;
+	post_read(0, 0);
+	pmd_vq_sweep(q, 100, &scratch);
+	pmd_vq_sweep(q, 5100 + 3000, &scratch);
+	cr_assert_eq(used->idx, 1);
+	cr_assert_eq(q->st.late, 1);
+	cr_assert_eq(q->st.late_ns_max, 3000);
+}
+
+Test(vq, completions_posted_in_due_order)
+{
+	make_q(true, -1);
+	m.due_delta = 3000;
+	post_read(0, 0);
+	pmd_vq_sweep(q, 0, &scratch);
+	m.due_delta = 1000;
+	post_read(1, 0);
+	post_read(2, 0);
+	pmd_vq_sweep(q, 0, &scratch);
+	m.due_delta = 2000;
+	post_read(3, 0);
+	pmd_vq_sweep(q, 0, &scratch);
+	pmd_vq_sweep(q, 1000, &scratch);
+	cr_assert_eq(used->idx, 2);
+	pmd_vq_sweep(q, 2000, &scratch);
+	cr_assert_eq(used->idx, 3);
+	cr_assert_eq(used->ring[2].id, 9);
+	pmd_vq_sweep(q, 3000, &scratch);
+	cr_assert_eq(used->idx, 4);
+	cr_assert_eq(used->ring[3].id, 0);
+}
+
+Test(vq, event_idx_keeps_avail_event_one_behind)
+{
+	make_q(true, -1);
+	cr_assert_eq(avail_event(), (uint16_t)0xffff);
+	post_read(0, 0);
+	post_read(1, 0);
+	pmd_vq_sweep(q, 0, &scratch);
+	cr_assert_eq(avail_event(), 1);
+	/* the driver's kick test stays false for any next batch */
+	cr_assert_not(vring_need_event(1, 2 + 5, 2));
+}
+
+Test(vq, event_idx_call_only_when_asked)
+{
+	efd = eventfd(0, EFD_NONBLOCK);
+	make_q(true, efd);
+	*(uint16_t *)&avail->ring[QSZ] = 0; /* used_event: call after entry 0 */
+	post_read(0, 0);
+	pmd_vq_sweep(q, 0, &scratch);
+	cr_assert_eq(calls_pending(), 1);
+	*(uint16_t *)&avail->ring[QSZ] = 5; /* not yet */
+	post_read(1, 0);
+	pmd_vq_sweep(q, 0, &scratch);
+	cr_assert_eq(calls_pending(), 0);
+	cr_assert_eq(q->st.calls, 1);
+	cr_assert_eq(q->st.calls_saved, 1);
+}
+
+Test(vq, at_most_one_call_per_sweep)
+{
+	efd = eventfd(0, EFD_NONBLOCK);
+	make_q(true, efd);
+	*(uint16_t *)&avail->ring[QSZ] = 0;
+	post_read(0, 0);
+	post_read(1, 0);
+	post_read(2, 0);
+	pmd_vq_sweep(q, 0, &scratch);
+	cr_assert_eq(used->idx, 3);
+	cr_assert_eq(calls_pending(), 1);
+}
+
+Test(vq, no_event_idx_sets_no_notify_and_honours_no_interrupt)
+{
+	efd = eventfd(0, EFD_NONBLOCK);
+	make_q(false, efd);
+	cr_assert(used->flags & VRING_USED_F_NO_NOTIFY);
+	avail->flags = VRING_AVAIL_F_NO_INTERRUPT;
+	post_read(0, 0);
+	pmd_vq_sweep(q, 0, &scratch);
+	cr_assert_eq(calls_pending(), 0);
+	avail->flags = 0;
+	post_read(1, 0);
+	pmd_vq_sweep(q, 0, &scratch);
+	cr_assert_eq(calls_pending(), 1);
+}
+
+Test(vq, poll_queue_without_callfd_is_served)
+{
+	make_q(true, -1);
+	*(uint16_t *)&avail->ring[QSZ] = 0;
+	post_read(0, 0);
+	pmd_vq_sweep(q, 0, &scratch);
+	cr_assert_eq(used->idx, 1);
+	cr_assert_eq(q->st.calls, 0);
+}
+
+Test(vq, bad_request_answered_ioerr)
+{
+	make_q(true, -1);
+	post_read(0, 1ULL << 40); /* past the end */
+	desc[1].addr = DATA(0);
+	pmd_vq_sweep(q, 0, &scratch);
+	cr_assert_eq(used->idx, 1);
+	cr_assert_eq(status_of(0), VIRTIO_BLK_S_IOERR);
+	cr_assert_eq(used->ring[0].len, 1);
+	cr_assert_eq(q->st.errors, 1);
+	cr_assert_eq(m.calls, 0);
+}
+
+Test(vq, unanswerable_chain_breaks_queue)
+{
+	make_q(true, -1);
+	post_read(0, 0);
+	desc[2].addr = FG_HOLE_GPA; /* status byte unreachable */
+	post_read(1, 0);
+	pmd_vq_sweep(q, 0, &scratch);
+	cr_assert(q->broken);
+	cr_assert_eq(q->st.broken, 1);
+	cr_assert_eq(used->idx, 0);
+	pmd_vq_sweep(q, 0, &scratch);
+	cr_assert_eq(used->idx, 0);
+	cr_assert_eq(m.calls, 0);
+}
+
+Test(vq, avail_index_jump_breaks_queue)
+{
+	make_q(true, -1);
+	avail->idx = QSZ + 1;
+	pmd_vq_sweep(q, 0, &scratch);
+	cr_assert(q->broken);
+	cr_assert_eq(m.calls, 0);
+}
+
+Test(vq, flush_posts_pending)
+{
+	efd = eventfd(0, EFD_NONBLOCK);
+	make_q(true, efd);
+	*(uint16_t *)&avail->ring[QSZ] = 0;
+	m.due_delta = 1000000;
+	post_read(0, 0);
+	post_read(1, 0);
+	pmd_vq_sweep(q, 0, &scratch);
+	cr_assert_eq(used->idx, 0);
+	pmd_vq_flush(q, 10);
+	cr_assert_eq(used->idx, 2);
+	cr_assert_eq(q->nheap, 0);
+	cr_assert_eq(calls_pending(), 1);
+}
+
+Test(vq, resumes_from_given_indexes)
+{
+	struct pmd_vq_setup s = {.desc = desc,
+				 .avail = avail,
+				 .used = used,
+				 .size = QSZ,
+				 .last_avail = 65535,
+				 .last_used = 65535,
+				 .callfd = -1,
+				 .event_idx = true,
+				 .mem = g.mem,
+				 .target = &t};
+
+	avail->idx = 65535;
+	used->idx = 65535;
+	q = pmd_vq_create(&s);
+	post_read(0, 0); /* avail->idx wraps to 0 */
+	pmd_vq_sweep(q, 0, &scratch);
+	cr_assert_eq(used->idx, 0);
+	cr_assert_eq(used->ring[65535 % QSZ].id, 0);
+}

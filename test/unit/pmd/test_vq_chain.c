@@ -1,0 +1,381 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * test_vq_chain.c - descriptor chain walker and validator against a fake
+ * guest memory map: every accepted layout and every malformed case.
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "fake_guest.h"
+#include "pmd/vq_chain.h"
+
+#define QSIZE 512
+#define HDR (FG_A_GPA + 0x100)
+#define DATA (FG_A_GPA + 0x1000)
+#define STATUS (FG_A_GPA + 0x3000)
+#define ITBL (FG_A_GPA + 0x4000)
+
+static struct fake_guest g;
+static struct vring_desc desc[QSIZE];
+static struct pmd_chain c;
+static struct pmd_chain_ring ring;
+
+static void setup(void)
+{
+	struct virtio_blk_outhdr h = {.type = VIRTIO_BLK_T_IN, .sector = 77};
+
+	fg_init(&g);
+	memset(desc, 0, sizeof(desc));
+	memcpy(fg_host(&g, HDR), &h, sizeof(h));
+	ring.desc = desc;
+	ring.size = QSIZE;
+	ring.indirect_ok = true;
+}
+
+static void teardown(void)
+{
+	fg_fini(&g);
+}
+
+static enum pmd_chain_result parse(uint16_t head)
+{
+	return pmd_chain_parse(g.mem, &ring, head, &c);
+}
+
+/* hdr, one writable data buffer, status: the usual Linux read. */
+static void read_chain(uint16_t head, uint64_t data, uint32_t len)
+{
+	fg_desc(&desc[head], HDR, 16, VRING_DESC_F_NEXT, head + 1);
+	fg_desc(&desc[head + 1], data, len, VRING_DESC_F_NEXT | VRING_DESC_F_WRITE, head + 2);
+	fg_desc(&desc[head + 2], STATUS, 1, VRING_DESC_F_WRITE, 0);
+}
+
+TestSuite(vq_chain, .init = setup, .fini = teardown);
+
+Test(vq_chain, read_three_descriptors)
+{
+	read_chain(5, DATA, 4096);
+	cr_assert_eq(parse(5), PMD_CHAIN_OK);
+	cr_assert_eq(c.hdr.type, VIRTIO_BLK_T_IN);
+	cr_assert_eq(c.hdr.sector, 77);
+	cr_assert_eq(c.nrd, 0);
+	cr_assert_eq(c.nwr, 1);
+	cr_assert_eq(c.wr_len, 4096);
+	cr_assert_eq(c.iov[0].base, fg_host(&g, DATA));
+	cr_assert_eq(c.iov[0].len, 4096);
+	cr_assert_eq(c.status, fg_host(&g, STATUS));
+	cr_assert_eq(c.ndesc, 3);
+}
+
+Test(vq_chain, write_with_two_segments)
+{
+	fg_desc(&desc[0], HDR, 16, VRING_DESC_F_NEXT, 1);
+	fg_desc(&desc[1], DATA, 512, VRING_DESC_F_NEXT, 2);
+	fg_desc(&desc[2], DATA + 0x800, 1024, VRING_DESC_F_NEXT, 3);
+	fg_desc(&desc[3], STATUS, 1, VRING_DESC_F_WRITE, 0);
+	cr_assert_eq(parse(0), PMD_CHAIN_OK);
+	cr_assert_eq(c.nrd, 2);
+	cr_assert_eq(c.rd_len, 1536);
+	cr_assert_eq(c.nwr, 0);
+	cr_assert_eq(c.wr_len, 0);
+	cr_assert_eq(c.iov[1].base, fg_host(&g, DATA + 0x800));
+}
+
+Test(vq_chain, header_and_data_in_one_descriptor)
+{
+	fg_desc(&desc[0], HDR, 16 + 512, VRING_DESC_F_NEXT, 1);
+	fg_desc(&desc[1], STATUS, 1, VRING_DESC_F_WRITE, 0);
+	cr_assert_eq(parse(0), PMD_CHAIN_OK);
+	cr_assert_eq(c.hdr.sector, 77);
+	cr_assert_eq(c.nrd, 1);
+	cr_assert_eq(c.rd_len, 512);
+	cr_assert_eq(c.iov[0].base, (uint8_t *)fg_host(&g, HDR) + 16);
+}
+
+Test(vq_chain, header_split_over_two_descriptors)
+{
+	struct virtio_blk_outhdr h = {.type = VIRTIO_BLK_T_OUT, .sector = 0x1122334455ULL};
+
+	memcpy(fg_host(&g, DATA), &h, 10);
+	memcpy(fg_host(&g, DATA + 0x100), (uint8_t *)&h + 10, 6);
+	fg_desc(&desc[0], DATA, 10, VRING_DESC_F_NEXT, 1);
+	fg_desc(&desc[1], DATA + 0x100, 6, VRING_DESC_F_NEXT, 2);
+	fg_desc(&desc[2], STATUS, 1, VRING_DESC_F_WRITE, 0);
+	cr_assert_eq(parse(0), PMD_CHAIN_OK);
+	cr_assert_eq(c.hdr.type, VIRTIO_BLK_T_OUT);
+	cr_assert_eq(c.hdr.sector, 0x1122334455ULL);
+	cr_assert_eq(c.rd_len, 0);
+}
+
+Test(vq_chain, data_and_status_in_one_descriptor)
+{
+	fg_desc(&desc[0], HDR, 16, VRING_DESC_F_NEXT, 1);
+	fg_desc(&desc[1], DATA, 4097, VRING_DESC_F_WRITE, 0);
+	cr_assert_eq(parse(0), PMD_CHAIN_OK);
+	cr_assert_eq(c.nwr, 1);
+	cr_assert_eq(c.wr_len, 4096);
+	cr_assert_eq(c.iov[0].len, 4096);
+	cr_assert_eq(c.status, (uint8_t *)fg_host(&g, DATA) + 4096);
+}
+
+Test(vq_chain, buffer_spanning_two_regions_is_split)
+{
+	read_chain(0, FG_B_GPA - 1024, 4096);
+	cr_assert_eq(parse(0), PMD_CHAIN_OK);
+	cr_assert_eq(c.nwr, 2);
+	cr_assert_eq(c.wr_len, 4096);
+	cr_assert_eq(c.iov[0].base, g.a + FG_REGION_SIZE - 1024);
+	cr_assert_eq(c.iov[0].len, 1024);
+	cr_assert_eq(c.iov[1].base, g.b);
+	cr_assert_eq(c.iov[1].len, 3072);
+}
+
+Test(vq_chain, buffer_in_hole_is_ioerr)
+{
+	read_chain(0, FG_HOLE_GPA, 4096);
+	cr_assert_eq(parse(0), PMD_CHAIN_IOERR);
+	cr_assert_eq(c.status, fg_host(&g, STATUS));
+	cr_assert_not_null(c.why);
+}
+
+Test(vq_chain, buffer_running_past_memory_end_is_ioerr)
+{
+	read_chain(0, FG_B_GPA + FG_REGION_SIZE - 512, 4096);
+	cr_assert_eq(parse(0), PMD_CHAIN_IOERR);
+	cr_assert_eq(c.status, fg_host(&g, STATUS));
+}
+
+Test(vq_chain, buffer_address_wrapping_is_ioerr)
+{
+	read_chain(0, UINT64_MAX - 100, 4096);
+	cr_assert_eq(parse(0), PMD_CHAIN_IOERR);
+}
+
+Test(vq_chain, header_outside_memory_is_ioerr)
+{
+	read_chain(0, DATA, 512);
+	desc[0].addr = FG_HOLE_GPA;
+	cr_assert_eq(parse(0), PMD_CHAIN_IOERR);
+}
+
+Test(vq_chain, short_header_is_ioerr)
+{
+	read_chain(0, DATA, 512);
+	desc[0].len = 8;
+	cr_assert_eq(parse(0), PMD_CHAIN_IOERR);
+	cr_assert_eq(c.status, fg_host(&g, STATUS));
+}
+
+Test(vq_chain, no_writable_byte_is_broken)
+{
+	fg_desc(&desc[0], HDR, 16, VRING_DESC_F_NEXT, 1);
+	fg_desc(&desc[1], DATA, 512, 0, 0);
+	cr_assert_eq(parse(0), PMD_CHAIN_BROKEN);
+	cr_assert_null(c.status);
+}
+
+Test(vq_chain, status_outside_memory_is_broken)
+{
+	read_chain(0, DATA, 512);
+	desc[2].addr = FG_HOLE_GPA;
+	cr_assert_eq(parse(0), PMD_CHAIN_BROKEN);
+	cr_assert_null(c.status);
+}
+
+Test(vq_chain, zero_length_status_descriptor_uses_previous_writable_byte)
+{
+	read_chain(0, DATA, 513);
+	desc[2].len = 0;
+	cr_assert_eq(parse(0), PMD_CHAIN_OK);
+	cr_assert_eq(c.wr_len, 512);
+	cr_assert_eq(c.status, (uint8_t *)fg_host(&g, DATA) + 512);
+}
+
+Test(vq_chain, head_outside_queue_is_broken)
+{
+	cr_assert_eq(parse(QSIZE), PMD_CHAIN_BROKEN);
+}
+
+Test(vq_chain, next_outside_table_is_broken)
+{
+	read_chain(0, DATA, 512);
+	desc[1].next = QSIZE;
+	cr_assert_eq(parse(0), PMD_CHAIN_BROKEN);
+}
+
+Test(vq_chain, loop_is_broken)
+{
+	read_chain(0, DATA, 512);
+	desc[1].next = 0;
+	desc[2].flags |= VRING_DESC_F_NEXT;
+	cr_assert_eq(parse(0), PMD_CHAIN_BROKEN);
+}
+
+Test(vq_chain, self_loop_on_head_is_broken)
+{
+	fg_desc(&desc[3], HDR, 16, VRING_DESC_F_NEXT, 3);
+	cr_assert_eq(parse(3), PMD_CHAIN_BROKEN);
+}
+
+Test(vq_chain, readable_after_writable_is_ioerr)
+{
+	fg_desc(&desc[0], HDR, 16, VRING_DESC_F_NEXT, 1);
+	fg_desc(&desc[1], DATA, 512, VRING_DESC_F_NEXT | VRING_DESC_F_WRITE, 2);
+	fg_desc(&desc[2], DATA + 0x800, 512, VRING_DESC_F_NEXT, 3);
+	fg_desc(&desc[3], STATUS, 1, VRING_DESC_F_WRITE, 0);
+	cr_assert_eq(parse(0), PMD_CHAIN_IOERR);
+	cr_assert_eq(c.status, fg_host(&g, STATUS));
+}
+
+Test(vq_chain, zero_length_descriptors_are_skipped)
+{
+	fg_desc(&desc[0], HDR, 16, VRING_DESC_F_NEXT, 1);
+	fg_desc(&desc[1], FG_HOLE_GPA, 0, VRING_DESC_F_NEXT | VRING_DESC_F_WRITE, 2);
+	fg_desc(&desc[2], DATA, 512, VRING_DESC_F_NEXT | VRING_DESC_F_WRITE, 3);
+	fg_desc(&desc[3], STATUS, 1, VRING_DESC_F_WRITE, 0);
+	cr_assert_eq(parse(0), PMD_CHAIN_OK);
+	cr_assert_eq(c.nwr, 1);
+	cr_assert_eq(c.wr_len, 512);
+}
+
+static void indirect_table(uint32_t n)
+{
+	struct vring_desc *t = fg_host(&g, ITBL);
+
+	fg_desc(&t[0], HDR, 16, VRING_DESC_F_NEXT, 1);
+	fg_desc(&t[1], DATA, 4096, VRING_DESC_F_NEXT | VRING_DESC_F_WRITE, 2);
+	fg_desc(&t[2], STATUS, 1, VRING_DESC_F_WRITE, 0);
+	fg_desc(&desc[9], ITBL, n * sizeof(struct vring_desc), VRING_DESC_F_INDIRECT, 0);
+}
+
+Test(vq_chain, indirect_table_accepted)
+{
+	indirect_table(3);
+	cr_assert_eq(parse(9), PMD_CHAIN_OK);
+	cr_assert_eq(c.wr_len, 4096);
+	cr_assert_eq(c.status, fg_host(&g, STATUS));
+}
+
+Test(vq_chain, indirect_not_negotiated_is_broken)
+{
+	indirect_table(3);
+	ring.indirect_ok = false;
+	cr_assert_eq(parse(9), PMD_CHAIN_BROKEN);
+}
+
+Test(vq_chain, indirect_with_next_is_broken)
+{
+	indirect_table(3);
+	desc[9].flags |= VRING_DESC_F_NEXT;
+	desc[9].next = 10;
+	cr_assert_eq(parse(9), PMD_CHAIN_BROKEN);
+}
+
+Test(vq_chain, indirect_bad_length_is_broken)
+{
+	indirect_table(3);
+	desc[9].len = 40;
+	cr_assert_eq(parse(9), PMD_CHAIN_BROKEN);
+	desc[9].len = 0;
+	cr_assert_eq(parse(9), PMD_CHAIN_BROKEN);
+	desc[9].len = (PMD_CHAIN_MAX_INDIRECT + 1) * 16;
+	cr_assert_eq(parse(9), PMD_CHAIN_BROKEN);
+}
+
+Test(vq_chain, indirect_table_outside_memory_is_broken)
+{
+	indirect_table(3);
+	desc[9].addr = FG_HOLE_GPA;
+	cr_assert_eq(parse(9), PMD_CHAIN_BROKEN);
+}
+
+Test(vq_chain, indirect_table_spanning_regions_is_broken)
+{
+	indirect_table(3);
+	desc[9].addr = FG_B_GPA - 16;
+	cr_assert_eq(parse(9), PMD_CHAIN_BROKEN);
+}
+
+Test(vq_chain, nested_indirect_is_broken)
+{
+	struct vring_desc *t = fg_host(&g, ITBL);
+
+	indirect_table(3);
+	fg_desc(&t[1], ITBL, 48, VRING_DESC_F_INDIRECT | VRING_DESC_F_NEXT, 2);
+	cr_assert_eq(parse(9), PMD_CHAIN_BROKEN);
+}
+
+Test(vq_chain, indirect_in_middle_of_direct_chain_is_broken)
+{
+	indirect_table(3);
+	fg_desc(&desc[8], HDR, 16, VRING_DESC_F_NEXT, 9);
+	cr_assert_eq(parse(8), PMD_CHAIN_BROKEN);
+}
+
+Test(vq_chain, indirect_next_outside_table_is_broken)
+{
+	struct vring_desc *t = fg_host(&g, ITBL);
+
+	indirect_table(3);
+	t[1].next = 3; /* valid in the ring, not in a 3-entry table */
+	cr_assert_eq(parse(9), PMD_CHAIN_BROKEN);
+}
+
+Test(vq_chain, indirect_loop_is_broken)
+{
+	struct vring_desc *t = fg_host(&g, ITBL);
+
+	indirect_table(3);
+	t[2].flags |= VRING_DESC_F_NEXT;
+	t[2].next = 1;
+	cr_assert_eq(parse(9), PMD_CHAIN_BROKEN);
+}
+
+Test(vq_chain, too_many_segments_is_ioerr)
+{
+	uint16_t i, n = PMD_CHAIN_MAX_IOV + 2;
+
+	fg_desc(&desc[0], HDR, 16, VRING_DESC_F_NEXT, 1);
+	for (i = 1; i <= n; i++)
+		fg_desc(&desc[i], DATA + 512ULL * (i % 8), 512,
+			VRING_DESC_F_NEXT | VRING_DESC_F_WRITE, i + 1);
+	fg_desc(&desc[n + 1], STATUS, 1, VRING_DESC_F_WRITE, 0);
+	cr_assert_eq(parse(0), PMD_CHAIN_IOERR);
+	cr_assert_eq(c.status, fg_host(&g, STATUS));
+}
+
+Test(vq_chain, max_segments_accepted)
+{
+	uint16_t i, n = PMD_CHAIN_MAX_IOV - 1; /* + status = full array */
+
+	fg_desc(&desc[0], HDR, 16, VRING_DESC_F_NEXT, 1);
+	for (i = 1; i <= n; i++)
+		fg_desc(&desc[i], DATA, 512, VRING_DESC_F_NEXT | VRING_DESC_F_WRITE, i + 1);
+	fg_desc(&desc[n + 1], STATUS, 1, VRING_DESC_F_WRITE, 0);
+	cr_assert_eq(parse(0), PMD_CHAIN_OK);
+	cr_assert_eq(c.nwr, n);
+	cr_assert_eq(c.wr_len, 512ULL * n);
+}
+
+Test(vq_chain, chain_rewritten_after_parse_does_not_change_result)
+{
+	read_chain(0, DATA, 4096);
+	cr_assert_eq(parse(0), PMD_CHAIN_OK);
+	desc[1].addr = FG_HOLE_GPA; /* the guest scribbles afterwards */
+	cr_assert_eq(c.iov[0].base, fg_host(&g, DATA));
+}
+
+Test(vq_chain, iov_copy_helpers_cross_segments)
+{
+	uint8_t a[4] = {1, 2, 3, 4}, b[4] = {5, 6, 7, 8}, out[6] = {0};
+	const uint8_t src[5] = {9, 9, 9, 9, 9};
+	struct fm_iov iov[2] = {{a, 4}, {b, 4}};
+
+	cr_assert_eq(pmd_iov_copy_out(iov, 2, 2, out, 6), 6);
+	cr_assert_arr_eq(out, ((uint8_t[]){3, 4, 5, 6, 7, 8}), 6);
+	cr_assert_eq(pmd_iov_copy_out(iov, 2, 6, out, 6), 2);
+	cr_assert_eq(pmd_iov_copy_in(iov, 2, src, 5), 5);
+	cr_assert_eq(a[3], 9);
+	cr_assert_eq(b[0], 9);
+	cr_assert_eq(b[1], 6);
+}
