@@ -1,0 +1,75 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# femu_bench_lib.sh - shared helpers of the femu-bench integration tests
+# (sourced): start femud on a temp socket, run femu-bench, PASS/FAIL
+# bookkeeping.  Env: FEMUD (femud path); $1 of the test: femu-bench path.
+set -u
+FEMUD=${FEMUD:-}
+BENCH=${1:-}
+if [ -z "$FEMUD" ] || [ ! -x "$FEMUD" ] || [ -z "$BENCH" ] || [ ! -x "$BENCH" ]; then
+	echo "SKIP: femud ('$FEMUD') or femu-bench ('$BENCH') not built"
+	exit 77
+fi
+T=$(mktemp -d /tmp/femu-bench-it.XXXXXX)
+pass=0 fail=0
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+	sleep 0.2
+	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+ok() { pass=$((pass + 1)); echo "PASS: $*"; }
+ko() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# start_femud NAME DEVARGS...: femud on one lcore with $T/NAME.sock; sets FEMUD_PID, SOCK
+start_femud() {
+	local name=$1; shift
+	SOCK=$T/$name.sock
+	"$FEMUD" --no-huge --lcores 0 --dev "path=$SOCK$*" >"$T/$name.log" 2>&1 &
+	FEMUD_PID=$!
+	pids+=("$FEMUD_PID")
+	for _ in $(seq 1 200); do
+		grep -q '^femud: ready' "$T/$name.log" && [ -S "$SOCK" ] && return 0
+		kill -0 "$FEMUD_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "femud did not start:"; cat "$T/$name.log"
+	return 1
+}
+
+stop_femud() {
+	kill "$FEMUD_PID" 2>/dev/null
+	for _ in $(seq 1 50); do kill -0 "$FEMUD_PID" 2>/dev/null || return 0; sleep 0.1; done
+	kill -9 "$FEMUD_PID" 2>/dev/null
+}
+
+# bench NAME ARGS...: run femu-bench (bounded), output in $T/NAME.out/.err, status in RC
+bench() {
+	local name=$1; shift
+	timeout 300 "$BENCH" "$@" >"$T/$name.out" 2>"$T/$name.err"
+	RC=$?
+}
+
+# expect_ok NAME ARGS...: femu-bench must exit 0
+expect_ok() {
+	local name=$1
+	bench "$@"
+	if [ "$RC" -eq 0 ]; then ok "$name"; else
+		ko "$name (exit $RC)"; cat "$T/$name.out" "$T/$name.err"; fi
+}
+
+# expect_fail NAME STATUS NEEDLE ARGS...: exit STATUS and NEEDLE in stderr
+expect_fail() {
+	local name=$1 status=$2 needle=$3; shift 3
+	bench "$name" "$@"
+	if [ "$RC" -eq "$status" ] && grep -qF -- "$needle" "$T/$name.err"; then ok "$name"; else
+		ko "$name (exit $RC, expected $status with '$needle')"; cat "$T/$name.err"; fi
+}
+
+finish() {
+	echo "$pass passed, $fail failed"
+	[ "$fail" -eq 0 ]
+	exit $?
+}
