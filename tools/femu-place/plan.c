@@ -579,10 +579,10 @@ static void describe(const struct place_topo *t, const struct place_request *rq,
 		break;
 	}
 	msg(p->guest_reason, sizeof(p->guest_reason),
-	    "node%s %s (package %u): %u vCPUs on %u physical cores of their own, %.2f GiB RAM "
-	    "bound there%s",
-	    p->n_guest_nodes > 1 ? "s" : "", nodes, p->guest_pkg, rq->vcpus, rq->vcpus,
-	    gib(p->guest_mem),
+	    "node%s %s (package %u): %u vCPU%s, each on a physical core of its own, %.2f GiB "
+	    "RAM bound there%s",
+	    p->n_guest_nodes > 1 ? "s" : "", nodes, p->guest_pkg, rq->vcpus,
+	    rq->vcpus > 1 ? "s" : "", gib(p->guest_mem),
 	    p->n_guest_nodes > 1 ? " (interleaved: no single node of the package fits)" : "");
 	msg(p->femud_reason, sizeof(p->femud_reason),
 	    "node %d (package %u): %u poller core%s next to the backend memory (%u x %.2f GiB, "
