@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * test_fb_vring.c - femu-bench's split virtqueue driver: ring layout and
+ * pre-built chains as a backend reads them, completion polling against the
+ * in-process peer, kick suppression (NO_NOTIFY and EVENT_IDX), used-id
+ * validation, and a workload run end to end on the peer.
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "fb_mem.h"
+#include "fb_peer.h"
+#include "fb_vring.h"
+#include "fb_workload.h"
+
+static struct fb_mem mem;
+static struct fb_vq vq;
+
+static void *gpa_ptr(uint64_t gpa)
+{
+	cr_assert_geq(gpa, mem.gpa_base);
+	cr_assert_lt(gpa - mem.gpa_base, mem.size);
+	return mem.base + (gpa - mem.gpa_base);
+}
+
+static void setup_vq(bool event_idx)
+{
+	cr_assert_eq(fb_mem_create(&mem, fb_vq_mem_bytes(64, 8, 8192), false), 0);
+	cr_assert_eq(fb_vq_init(&vq, &mem, 0, 64, 8, 8192, event_idx), 0);
+}
+
+static void teardown_vq(void)
+{
+	fb_vq_fini(&vq);
+	fb_mem_destroy(&mem);
+}
+
+static uint64_t kick_count(void)
+{
+	uint64_t v = 0;
+	if (read(vq.kick_fd, &v, sizeof(v)) != sizeof(v))
+		return 0;
+	return v;
+}
+
+Test(fb_vring, init_rejects_bad_sizes)
+{
+	cr_assert_eq(fb_mem_create(&mem, 1 << 20, false), 0);
+	cr_assert_lt(fb_vq_init(&vq, &mem, 0, 100, 8, 4096, false), 0);
+	cr_assert_lt(fb_vq_init(&vq, &mem, 0, 64, 22, 4096, false), 0);	      /* > 64 / 3 */
+	cr_assert_lt(fb_vq_init(&vq, &mem, 0, 1024, 300, 1 << 20, false), 0); /* no room */
+	fb_mem_destroy(&mem);
+}
+
+Test(fb_vring, chain_layout_as_a_backend_sees_it, .fini = teardown_vq)
+{
+	setup_vq(false);
+	fb_vq_submit(&vq, 3, VIRTIO_BLK_T_IN, 77, 4096);
+	fb_vq_submit(&vq, 5, VIRTIO_BLK_T_OUT, 99, 512);
+	cr_assert_eq(vq.vr.avail->ring[0], 9);
+	cr_assert_eq(vq.vr.avail->ring[1], 15);
+	cr_assert_eq(vq.vr.avail->idx, 0, "not published before fb_vq_publish");
+	fb_vq_publish(&vq);
+	cr_assert_eq(vq.vr.avail->idx, 2);
+	cr_assert_eq(vq.vr.avail->flags, VRING_AVAIL_F_NO_INTERRUPT);
+
+	struct vring_desc *d = vq.vr.desc;
+	struct virtio_blk_outhdr *h = gpa_ptr(d[9].addr);
+	cr_assert_eq(d[9].len, sizeof(*h));
+	cr_assert_eq(d[9].flags, VRING_DESC_F_NEXT);
+	cr_assert_eq(h->type, VIRTIO_BLK_T_IN);
+	cr_assert_eq(h->sector, 77);
+	cr_assert_eq(d[d[9].next].len, 4096);
+	cr_assert_eq(d[d[9].next].flags, VRING_DESC_F_NEXT | VRING_DESC_F_WRITE);
+	cr_assert_eq(gpa_ptr(d[d[9].next].addr), fb_vq_slot_data(&vq, 3));
+	struct vring_desc *st = &d[d[d[9].next].next];
+	cr_assert_eq(st->len, 1);
+	cr_assert_eq(st->flags, VRING_DESC_F_WRITE);
+	cr_assert_eq(*(uint8_t *)gpa_ptr(st->addr), FB_STATUS_UNSET);
+	/* the write's data descriptor is device-readable */
+	cr_assert_eq(d[16].flags, VRING_DESC_F_NEXT);
+	cr_assert_eq(d[16].len, 512);
+	/* a request without data (flush) skips the data descriptor */
+	fb_vq_submit(&vq, 1, VIRTIO_BLK_T_FLUSH, 0, 0);
+	cr_assert_eq(d[3].next, 5);
+}
+
+Test(fb_vring, kick_follows_no_notify, .fini = teardown_vq)
+{
+	setup_vq(false);
+	fb_vq_submit(&vq, 0, VIRTIO_BLK_T_IN, 0, 512);
+	fb_vq_publish(&vq);
+	cr_assert_eq(kick_count(), 1);
+	vq.vr.used->flags = VRING_USED_F_NO_NOTIFY;
+	fb_vq_submit(&vq, 1, VIRTIO_BLK_T_IN, 0, 512);
+	fb_vq_publish(&vq);
+	cr_assert_eq(kick_count(), 0);
+	fb_vq_publish(&vq); /* nothing new: no kick either way */
+	vq.vr.used->flags = 0;
+	fb_vq_publish(&vq);
+	cr_assert_eq(kick_count(), 0);
+	cr_assert_eq(vq.kicks, 1);
+}
+
+Test(fb_vring, kick_follows_avail_event, .fini = teardown_vq)
+{
+	setup_vq(true);
+	cr_assert_eq(vq.vr.avail->flags, 0);
+	vring_avail_event(&vq.vr) = 0; /* backend wants a kick when idx passes 0 */
+	fb_vq_submit(&vq, 0, VIRTIO_BLK_T_IN, 0, 512);
+	fb_vq_publish(&vq);
+	cr_assert_eq(kick_count(), 1);
+	vring_avail_event(&vq.vr) = 0x8000; /* far ahead: polling, no kicks */
+	fb_vq_submit(&vq, 1, VIRTIO_BLK_T_IN, 0, 512);
+	fb_vq_submit(&vq, 2, VIRTIO_BLK_T_IN, 0, 512);
+	fb_vq_publish(&vq);
+	cr_assert_eq(kick_count(), 0);
+	vring_avail_event(&vq.vr) = 3; /* one behind what will be published */
+	fb_vq_submit(&vq, 3, VIRTIO_BLK_T_IN, 0, 512);
+	fb_vq_publish(&vq);
+	cr_assert_eq(kick_count(), 1);
+}
+
+Test(fb_vring, poll_and_id_validation, .fini = teardown_vq)
+{
+	uint32_t ids[8];
+
+	setup_vq(true);
+	cr_assert_eq(fb_vq_poll(&vq, ids, 8), 0);
+	vq.vr.used->ring[0].id = 6;
+	vq.vr.used->ring[1].id = 27;
+	vq.vr.used->idx = 2;
+	cr_assert_eq(fb_vq_poll(&vq, ids, 8), 2);
+	cr_assert_eq(fb_vq_id_slot(&vq, ids[0]), 2);
+	cr_assert_eq(ids[1], 27);
+	cr_assert_eq(fb_vq_id_slot(&vq, ids[1]), -1); /* slot 9 of 8 */
+	cr_assert_eq(fb_vq_id_slot(&vq, 21), 7);
+	cr_assert_eq(fb_vq_id_slot(&vq, 4), -1);  /* not a chain head */
+	cr_assert_eq(fb_vq_id_slot(&vq, 24), -1); /* beyond the slots */
+	/* used_event kept half a ring ahead: the backend never needs to call */
+	cr_assert_eq(vring_used_event(&vq.vr), (uint16_t)(2 + 0x8000));
+}
+
+Test(fb_vring, round_trip_with_peer, .fini = teardown_vq)
+{
+	struct fb_peer p;
+	uint32_t ids[8];
+	unsigned got = 0;
+
+	setup_vq(false);
+	cr_assert_eq(fb_peer_start(&p, &vq, 1, -1), 0);
+	for (int round = 0; round < 1000; round++) {
+		for (unsigned s = 0; s < 8; s++)
+			fb_vq_submit(&vq, s, VIRTIO_BLK_T_IN, s, 512);
+		fb_vq_publish(&vq);
+		for (unsigned n = 0; n < 8;) {
+			unsigned k = fb_vq_poll(&vq, ids, 8);
+			for (unsigned i = 0; i < k; i++) {
+				int s = fb_vq_id_slot(&vq, ids[i]);
+				cr_assert_geq(s, 0);
+				cr_assert_eq(vq.status[s], VIRTIO_BLK_S_OK);
+			}
+			n += k;
+			got += k;
+		}
+	}
+	fb_peer_stop(&p);
+	cr_assert_eq(got, 8000);
+	cr_assert_eq(p.completed, 8000);
+}
+
+Test(fb_vring, rand_below_is_in_range_and_spread)
+{
+	uint64_t s = 12345, hist[10] = {0};
+	for (int i = 0; i < 100000; i++) {
+		uint64_t v = fb_rand_below(&s, 10);
+		cr_assert_lt(v, 10);
+		hist[v]++;
+	}
+	for (int i = 0; i < 10; i++)
+		cr_assert(hist[i] > 9000 && hist[i] < 11000, "bucket %d: %llu", i,
+			  (unsigned long long)hist[i]);
+}
