@@ -1,0 +1,84 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# lib.sh - shared helpers of the femud guest tests: start femud with its
+# poller on CPU 0 (one lcore: the main lcore polls), run guests pinned to
+# CPU 1 through ../shared/guest/runguest, stop femud and check its exit
+# status and counters.  Sourced by test/guest/*.sh.
+set -u
+
+SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+BUILDDIR=${BUILDDIR:-$SRCDIR/build}
+FEMUD=${FEMUD:-$BUILDDIR/daemon/femud}
+G=${FEMU_GUEST_DIR:-$SRCDIR/../shared/guest}
+RUNGUEST="$G/runguest"
+T=$(mktemp -d /tmp/pmd-guest.XXXXXX)
+FEMUD_PID=
+FEMUD_LOG=$T/femud.log
+GUEST_TIMEOUT=${GUEST_TIMEOUT:-150}
+
+cleanup() {
+	if [ -n "$FEMUD_PID" ] && kill -0 "$FEMUD_PID" 2>/dev/null; then
+		kill -INT "$FEMUD_PID" 2>/dev/null
+		sleep 2
+		kill -KILL "$FEMUD_PID" 2>/dev/null
+	fi
+	[ -n "${KEEP_LOG:-}" ] && cp "$FEMUD_LOG" "$KEEP_LOG"
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+fail() {
+	echo "FAIL: $*" >&2
+	[ -f "$FEMUD_LOG" ] && { echo "--- femud log (tail)" >&2; tail -30 "$FEMUD_LOG" >&2; }
+	exit 1
+}
+
+skip_unless_ready() {
+	[ -x "$RUNGUEST" ] || { echo "SKIP: no runguest at $RUNGUEST"; exit 77; }
+	[ -x "$FEMUD" ] || fail "no femud at $FEMUD"
+	command -v qemu-system-x86_64 >/dev/null || { echo "SKIP: no qemu"; exit 77; }
+}
+
+# start_femud DEV-SPEC... : one --dev per argument, poller on CPU 0
+start_femud() {
+	local args=() d
+	for d in "$@"; do args+=(--dev "$d"); done
+	taskset -c 0 "$FEMUD" --lcores 0 "${args[@]}" >"$FEMUD_LOG" 2>&1 &
+	FEMUD_PID=$!
+	for _ in $(seq 1 300); do
+		grep -q "femud: ready" "$FEMUD_LOG" 2>/dev/null && return 0
+		kill -0 "$FEMUD_PID" 2>/dev/null || fail "femud exited at start"
+		sleep 0.1
+	done
+	fail "femud not ready after 30 s"
+}
+
+# stop_femud: SIGINT, expect exit status 0
+stop_femud() {
+	local rc
+	kill -INT "$FEMUD_PID"
+	wait "$FEMUD_PID"
+	rc=$?
+	FEMUD_PID=
+	[ "$rc" = 0 ] || fail "femud exited with status $rc"
+}
+
+# guest ARGS... : runguest with the guest on CPU 1
+guest() {
+	"$RUNGUEST" --pin 1 -t "$GUEST_TIMEOUT" --quiet "$@"
+}
+
+# qstat PATH QUEUE FIELD : a counter from femud's exit statistics
+qstat() {
+	awk -v dev="$1" -v q="q$2" -v f="$3" '
+		$1 == "device" { cur = $2 }
+		cur == dev && $1 == q { for (i = 2; i < NF; i += 2) if ($i == f) print $(i + 1) }
+	' "$FEMUD_LOG"
+}
+
+# no_broken_queues: no queue was stopped for a bad chain, no errors logged
+no_broken_queues() {
+	grep -q "queue stopped" "$FEMUD_LOG" && fail "a queue was marked broken"
+	awk '$1 ~ /^q[0-9]+$/ { for (i = 2; i < NF; i += 2) if ($i == "broken" && $(i+1) != 0) exit 1 }' \
+		"$FEMUD_LOG" || fail "broken counter not zero"
+}
