@@ -465,7 +465,9 @@ static int check_packages(const struct place_topo *t, const unsigned *cpus, unsi
 		const struct place_cpu *c = place_cpu_find(t, cpus[i]);
 
 		if (c == NULL) {
-			append_line(msgs, len, "poller CPU %u does not exist on this machine",
+			append_line(msgs, len,
+				    "poller CPU %u does not exist in the topology (absent, offline "
+				    "or not allowed)",
 				    cpus[i]);
 			warnings++;
 		} else if (mn && c->pkg != mn->pkg) {
