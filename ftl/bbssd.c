@@ -176,13 +176,14 @@ static enum fm_status serve_write_zeroes(struct fm_model *m, const struct fm_req
 	return st;
 }
 
-static enum fm_status bbssd_submit(struct fm_model *m, const struct fm_req *req, uint64_t now_ns,
-				   uint64_t *due_ns)
+static enum fm_status serve(struct fm_model *m, const struct fm_req *req, uint64_t now_ns,
+			    uint64_t *due_ns)
 {
 	uint64_t lo, hi;
 
-	bbssd_ftl_gc_background(&m->ftl, now_ns);
 	*due_ns = now_ns;
+	if (req->len == 0 && req->op != FM_OP_FLUSH)
+		return FM_S_OK;
 	switch (req->op) {
 	case FM_OP_READ:
 		fm_data_read(m->data, req);
@@ -203,6 +204,17 @@ static enum fm_status bbssd_submit(struct fm_model *m, const struct fm_req *req,
 		return serve_write_zeroes(m, req, now_ns, due_ns);
 	}
 	return FM_S_UNSUPP;
+}
+
+/*
+ * A bounded background GC step first (work placed in the idle time of LUNs
+ * idle at now_ns, see bbssd_ftl.c), then the request.
+ */
+static enum fm_status bbssd_submit(struct fm_model *m, const struct fm_req *req, uint64_t now_ns,
+				   uint64_t *due_ns)
+{
+	bbssd_ftl_gc_background(&m->ftl, now_ns);
+	return serve(m, req, now_ns, due_ns);
 }
 
 static double write_amplification(const struct bbssd_counters *c)
@@ -234,8 +246,9 @@ static void bbssd_stats(struct fm_model *m, FILE *out)
 	fprintf(out, "write_amplification %.3f\n", write_amplification(c));
 	fprintf(out, "gc_runs %" PRIu64 "\ngc_fg_runs %" PRIu64 "\ngc_bg_runs %" PRIu64 "\n",
 		c->gc_runs, c->gc_fg_runs, c->gc_bg_runs);
-	fprintf(out, "gc_moved_pages %" PRIu64 "\nblock_erases %" PRIu64 "\n", c->gc_moved_pages,
-		c->block_erases);
+	fprintf(out, "gc_moved_pages %" PRIu64 "\ngc_bg_moved_pages %" PRIu64 "\n",
+		c->gc_moved_pages, c->gc_bg_moved_pages);
+	fprintf(out, "block_erases %" PRIu64 "\n", c->block_erases);
 	fprintf(out,
 		"line_erases_min %" PRIu64 "\nline_erases_max %" PRIu64 "\nline_erases_mean %.2f\n",
 		emin, emax, emean);

@@ -102,7 +102,6 @@ uint64_t bbssd_ch_xfer(struct bbssd_timeline *tl, const struct bbssd_params *p, 
 uint64_t bbssd_link_xfer(struct bbssd_timeline *tl, const struct bbssd_params *p,
 			 enum bbssd_dir dir, uint64_t t, uint64_t bytes);
 uint64_t bbssd_fw_run(struct bbssd_timeline *tl, const struct bbssd_params *p, uint64_t t);
-bool bbssd_luns_idle(const struct bbssd_timeline *tl, const struct bbssd_params *p, uint64_t now);
 
 /* Where a physical page lives. */
 struct bbssd_addr {
@@ -117,8 +116,9 @@ struct bbssd_counters {
 	uint64_t host_read_pages, host_write_pages; /* pages touched / programmed for the host */
 	uint64_t unwritten_read_pages;		    /* reads that cost no NAND time */
 	uint64_t nand_read_pages, nand_write_pages;
-	uint64_t gc_moved_pages; /* valid pages GC read and programmed elsewhere */
-	uint64_t gc_runs, gc_fg_runs, gc_bg_runs;
+	uint64_t gc_moved_pages;		  /* valid pages GC read and programmed elsewhere */
+	uint64_t gc_bg_moved_pages;		  /* of those, moved by background steps */
+	uint64_t gc_runs, gc_fg_runs, gc_bg_runs; /* lines collected; finished by fg / bg GC */
 	uint64_t block_erases;
 	uint64_t unmapped_pages; /* by discard / write-zeroes */
 	uint64_t alloc_failures; /* no free page for a write: must stay 0 */
@@ -151,6 +151,9 @@ struct bbssd_ftl {
 
 	uint32_t gc_victim; /* BBSSD_NO_LINE when no collection is in progress */
 	uint64_t gc_cursor; /* next position of the victim to look at */
+	uint8_t *gc_erased; /* per LUN: the victim's blocks there are erased */
+	uint64_t gc_erased_cnt;
+	uint64_t gc_bg_since; /* when background GC picked the victim (ns) */
 };
 
 int bbssd_ftl_init(struct bbssd_ftl *f, const struct bbssd_params *p, struct bbssd_timeline *tl,
@@ -167,7 +170,7 @@ void *bbssd_table_alloc(size_t bytes, int node);
 void bbssd_table_free(void *ptr, size_t bytes, int node);
 
 /* Background GC budget per submit() call (see bbssd_ftl_gc_background). */
-#define BBSSD_BG_MAX_MOVES 2
+#define BBSSD_BG_MAX_MOVES 32
 #define BBSSD_BG_MAX_SCAN 256
 
 /* One device (bbssd.c). */

@@ -14,13 +14,19 @@
  *    its blocks erased, all starting at the write's arrival time, so the
  *    write queues behind that NAND work.
  *  - Background: there is no GC thread; submit() calls
- *    bbssd_ftl_gc_background() first.  When free lines <= bg_thres_lines and
- *    every LUN is idle it picks a victim (only one with >= 1/8 of its pages
- *    invalid, as FEMU does), and each call moves at most BBSSD_BG_MAX_MOVES
- *    valid pages (looking at <= BBSSD_BG_MAX_SCAN positions), and only while
- *    the source and destination LUNs are idle at that moment; the erase
- *    happens on a call that finds every LUN idle.  So background GC only
- *    uses LUNs nobody is waiting for when it starts, bounded work per call.
+ *    bbssd_ftl_gc_background() before serving each request.  When free
+ *    lines <= bg_thres_lines it picks a victim (only one with >= 1/8 of its
+ *    pages invalid, as FEMU does) and notes that time (gc_bg_since).  Each
+ *    call then moves at most BBSSD_BG_MAX_MOVES valid pages (looking at <=
+ *    BBSSD_BG_MAX_SCAN positions), each only if its source and destination
+ *    LUNs are idle at now, starting when they went idle (never before
+ *    gc_bg_since): the work fills the idle time that just passed, as a
+ *    controller's background GC would have.  Once all are moved, the
+ *    victim's block is erased on each LUN idle at now (same start rule);
+ *    the line is free when every LUN has erased.  GC work that runs past
+ *    now delays the requests that need those LUNs (the tail, not the
+ *    median); when idle time is short, foreground GC takes over.
+ *    Nothing runs while no requests arrive: the work waits for the next.
  *
  * Why the device never runs out of pages: the capacity leaves at least
  * BBSSD_GC_SPARE_LINES lines of spare (bbssd_params.c), foreground GC starts
@@ -83,8 +89,9 @@ int bbssd_ftl_init(struct bbssd_ftl *f, const struct bbssd_params *p, struct bbs
 	f->line_erases = bbssd_table_alloc(line_bytes(f, sizeof(uint32_t)), node);
 	f->line_state = bbssd_table_alloc(line_bytes(f, sizeof(uint8_t)), node);
 	f->free_q = bbssd_table_alloc(line_bytes(f, sizeof(uint32_t)), node);
+	f->gc_erased = calloc(p->nluns, 1);
 	if (!f->map || !f->rmap || !f->line_vpc || !f->line_erases || !f->line_state ||
-	    !f->free_q) {
+	    !f->free_q || !f->gc_erased) {
 		bbssd_ftl_fini(f);
 		return -ENOMEM;
 	}
@@ -111,7 +118,9 @@ void bbssd_ftl_fini(struct bbssd_ftl *f)
 	bbssd_table_free(f->line_erases, line_bytes(f, sizeof(uint32_t)), f->node);
 	bbssd_table_free(f->line_state, line_bytes(f, sizeof(uint8_t)), f->node);
 	bbssd_table_free(f->free_q, line_bytes(f, sizeof(uint32_t)), f->node);
+	free(f->gc_erased);
 	f->map = f->rmap = f->line_vpc = f->line_erases = f->free_q = NULL;
+	f->gc_erased = NULL;
 	f->line_state = NULL;
 }
 
@@ -212,14 +221,14 @@ static uint64_t nand_program(struct bbssd_ftl *f, uint64_t ppn, uint64_t t)
 	return bbssd_lun_use(f->tl, a.glun, start, bbssd_prog_ns(f->p, a.pg));
 }
 
-/* Erase every block of a line (each plane's block in turn on its LUN). */
-static void nand_erase_line(struct bbssd_ftl *f, uint32_t line, uint64_t t)
+/* Erase the victim's blocks on one LUN (each plane's block in turn). */
+static void nand_erase_lun(struct bbssd_ftl *f, uint64_t lun, uint64_t t)
 {
-	for (uint64_t lun = 0; lun < f->p->nluns; lun++)
-		for (uint64_t pl = 0; pl < f->p->pls_per_lun; pl++)
-			bbssd_lun_use(f->tl, lun, t, bbssd_erase_ns(f->p));
-	f->ctr->block_erases += f->p->nluns * f->p->pls_per_lun;
-	f->line_erases[line]++;
+	for (uint64_t pl = 0; pl < f->p->pls_per_lun; pl++)
+		bbssd_lun_use(f->tl, lun, t, bbssd_erase_ns(f->p));
+	f->ctr->block_erases += f->p->pls_per_lun;
+	f->gc_erased[lun] = 1;
+	f->gc_erased_cnt++;
 }
 
 /* ---- garbage collection ---- */
@@ -241,16 +250,11 @@ static uint32_t gc_pick(const struct bbssd_ftl *f, bool force)
 	return best;
 }
 
-static void gc_start(struct bbssd_ftl *f, uint32_t victim, bool foreground)
+static void gc_start(struct bbssd_ftl *f, uint32_t victim)
 {
 	f->gc_victim = victim;
 	f->gc_cursor = 0;
 	f->line_state[victim] = BBSSD_LINE_VICTIM;
-	f->ctr->gc_runs++;
-	if (foreground)
-		f->ctr->gc_fg_runs++;
-	else
-		f->ctr->gc_bg_runs++;
 }
 
 /* Move one valid page of the victim to the write pointer, starting at t. */
@@ -270,11 +274,28 @@ static int gc_move(struct bbssd_ftl *f, uint64_t ppn, uint64_t t)
 	return 0;
 }
 
-static void gc_finish(struct bbssd_ftl *f, uint64_t t)
+/*
+ * Erase the victim's blocks, each starting at t or when its LUN is free,
+ * on every LUN not erased yet and free by idle_at; once all are erased the
+ * line is free and the run counted.
+ */
+static void gc_erase(struct bbssd_ftl *f, uint64_t t, uint64_t idle_at, bool foreground)
 {
-	nand_erase_line(f, f->gc_victim, t);
+	for (uint64_t lun = 0; lun < f->p->nluns; lun++)
+		if (!f->gc_erased[lun] && f->tl->lun_free[lun] <= idle_at)
+			nand_erase_lun(f, lun, t);
+	if (f->gc_erased_cnt < f->p->nluns)
+		return;
+	memset(f->gc_erased, 0, f->p->nluns);
+	f->gc_erased_cnt = 0;
+	f->line_erases[f->gc_victim]++;
 	free_push(f, f->gc_victim);
 	f->gc_victim = BBSSD_NO_LINE;
+	f->ctr->gc_runs++;
+	if (foreground)
+		f->ctr->gc_fg_runs++;
+	else
+		f->ctr->gc_bg_runs++;
 }
 
 /* Collect the rest of the victim now (foreground). */
@@ -288,7 +309,7 @@ static int gc_collect(struct bbssd_ftl *f, uint64_t t)
 		if (f->rmap[ppn] != BBSSD_UNMAPPED && gc_move(f, ppn, t) != 0)
 			return -ENOSPC;
 	}
-	gc_finish(f, t);
+	gc_erase(f, t, UINT64_MAX, true);
 	return 0;
 }
 
@@ -301,14 +322,14 @@ static void gc_ensure_space(struct bbssd_ftl *f, uint64_t now)
 
 			if (v == BBSSD_NO_LINE)
 				return; /* every full line is all valid: the open line has room */
-			gc_start(f, v, true);
+			gc_start(f, v);
 		}
 		if (gc_collect(f, now) != 0)
 			return;
 	}
 }
 
-/* May background GC move the victim's page at ppn now? */
+/* May background GC move the victim's page at ppn: both LUNs idle at now? */
 static bool bg_may_move(const struct bbssd_ftl *f, uint64_t ppn, uint64_t now)
 {
 	uint64_t src = bbssd_ppn_addr(f->p, ppn).glun;
@@ -327,12 +348,13 @@ void bbssd_ftl_gc_background(struct bbssd_ftl *f, uint64_t now)
 	if (f->gc_victim == BBSSD_NO_LINE) {
 		uint32_t v;
 
-		if (f->free_cnt > f->p->bg_thres_lines || !bbssd_luns_idle(f->tl, f->p, now))
+		if (f->free_cnt > f->p->bg_thres_lines)
 			return;
 		v = gc_pick(f, false);
 		if (v == BBSSD_NO_LINE)
 			return;
-		gc_start(f, v, false);
+		gc_start(f, v);
+		f->gc_bg_since = now;
 	}
 	base = (uint64_t)f->gc_victim * f->p->pgs_per_line;
 	for (uint64_t scan = 0; scan < BBSSD_BG_MAX_SCAN && f->gc_cursor < f->p->pgs_per_line;
@@ -343,12 +365,14 @@ void bbssd_ftl_gc_background(struct bbssd_ftl *f, uint64_t now)
 			continue;
 		if (moves == BBSSD_BG_MAX_MOVES || !bg_may_move(f, ppn, now))
 			return;
-		if (gc_move(f, ppn, now) != 0)
+		/* Starts when the source LUN went idle, not before GC was due. */
+		if (gc_move(f, ppn, f->gc_bg_since) != 0)
 			return;
+		f->ctr->gc_bg_moved_pages++;
 		moves++;
 	}
-	if (f->gc_cursor == f->p->pgs_per_line && bbssd_luns_idle(f->tl, f->p, now))
-		gc_finish(f, now);
+	if (f->gc_cursor == f->p->pgs_per_line)
+		gc_erase(f, f->gc_bg_since, now, false);
 }
 
 /* ---- host pages ---- */

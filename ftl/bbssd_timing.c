@@ -113,15 +113,6 @@ uint64_t bbssd_fw_run(struct bbssd_timeline *tl, const struct bbssd_params *p, u
 	return occupy(&tl->fw_free, t, p->fw_cpu_ns);
 }
 
-/* True when no LUN has work past now. */
-bool bbssd_luns_idle(const struct bbssd_timeline *tl, const struct bbssd_params *p, uint64_t now)
-{
-	for (uint64_t i = 0; i < p->nluns; i++)
-		if (tl->lun_free[i] > now)
-			return false;
-	return true;
-}
-
 /* Decode a ppn (line * pgs_per_line + position in write-pointer order). */
 struct bbssd_addr bbssd_ppn_addr(const struct bbssd_params *p, uint64_t ppn)
 {

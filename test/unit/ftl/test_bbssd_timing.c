@@ -175,8 +175,7 @@ static void expect_qd32(double bound, double floor)
 	cr_assert_leq(iops, bound * (1.0 + (double)qd / n), "QD32 %.0f IOPS above the bound %.0f",
 		      iops, bound);
 	cr_assert_geq(iops, floor * bound, "QD32 %.0f IOPS, bound %.0f", iops, bound);
-	cr_log_info("QD32 %.0f IOPS = %.1f%% of the bound %.0f", iops, 100.0 * iops / bound,
-		    bound);
+	cr_log_info("QD32 %.0f IOPS = %.1f%% of the bound %.0f", iops, 100.0 * iops / bound, bound);
 }
 
 Test(bbssd_timing, qd32_random_reads_reach_lun_bound)
