@@ -104,7 +104,8 @@ uint64_t place_node_pages(const struct place_topo *t, int os_node, uint64_t page
  *  - a CPU that is not in the topology;
  *  - a poller CPU not on the package of mbe_node (skipped if mbe_node < 0);
  *  - two pollers on one physical core (SMT siblings) or on the same CPU;
- *  - a poller CPU that process qemu_pid may also run on (qemu_pid > 0).
+ *  - a poller CPU that process qemu_pid may also run on (qemu_pid > 0);
+ *    an affinity that cannot be read counts as one warning.
  * Returns -1 only when mbe_node is given but does not exist (reason in msgs).
  */
 int place_check_pollers(const struct place_topo *t, const unsigned *cpus, unsigned n, int mbe_node,
