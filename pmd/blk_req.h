@@ -19,10 +19,14 @@
 #include "pmd/vq_chain.h"
 
 /* Limits advertised in the config space and enforced per request. */
-#define PMD_BLK_SEG_MAX (PMD_CHAIN_MAX_IOV - 2) /* data segments per request */
-#define PMD_BLK_SIZE_MAX (1u << 20)		/* bytes per segment */
-#define PMD_BLK_MAX_DWZ_SEG 16			/* discard / write-zeroes segments */
-#define PMD_BLK_MAX_DWZ_SECTORS (1u << 22)	/* sectors per segment (2 GiB) */
+/*
+ * Data segments per request: a chain (header + data + status) must fit in
+ * the queue, and QEMU's default vhost-user-blk queue size is 128.
+ */
+#define PMD_BLK_SEG_MAX 126
+#define PMD_BLK_SIZE_MAX (1u << 20)	   /* bytes per segment */
+#define PMD_BLK_MAX_DWZ_SEG 16		   /* discard / write-zeroes segments */
+#define PMD_BLK_MAX_DWZ_SECTORS (1u << 22) /* sectors per segment (2 GiB) */
 
 /* The device as the request layer sees it; read-only on the I/O path. */
 struct pmd_blk_target {

@@ -28,6 +28,7 @@
 
 #include "pmd/blk_config.h"
 #include "pmd/pmd.h"
+#include "pmd/pmd_log.h"
 #include "pmd/poller.h"
 #include "pmd/vq.h"
 
@@ -63,8 +64,6 @@ static struct pmd_blk *by_vid[PMD_MAX_VID];
 static struct pmd_blk_stats stats_recs[PMD_MAX_DEVS];
 static unsigned nstats;
 static unsigned rr_next;
-
-#define LOG(level, fmt, ...) RTE_LOG(level, USER1, "femud: " fmt "\n", ##__VA_ARGS__)
 
 static struct pmd_blk *dev_of_vid(int vid)
 {
@@ -142,7 +141,7 @@ static bool queue_setup(struct pmd_blk *dev, uint16_t qid, struct pmd_vq_setup *
 		return false;
 	if (vr.desc == NULL || vr.avail == NULL || vr.used == NULL || vr.size == 0 ||
 	    (vr.size & (vr.size - 1)) != 0) {
-		LOG(ERR, "%s queue %u: ring not usable (size %u)", dev->path, qid, vr.size);
+		PMD_LOG(ERR, "%s queue %u: ring not usable (size %u)", dev->path, qid, vr.size);
 		return false;
 	}
 	memset(s, 0, sizeof(*s));
@@ -168,20 +167,20 @@ static void queue_start(struct pmd_blk *dev, uint16_t qid)
 	if (dev->closing || dev->vid < 0 || dev->vq[qid] != NULL)
 		return;
 	if (qid >= dev->params.queues) {
-		LOG(ERR, "%s: queue %u enabled but only %u offered; ignored", dev->path, qid,
-		    dev->params.queues);
+		PMD_LOG(ERR, "%s: queue %u enabled but only %u offered; ignored", dev->path, qid,
+			dev->params.queues);
 		return;
 	}
 	if (!queue_setup(dev, qid, &s))
 		return;
 	if (rte_vhost_get_mem_table(dev->vid, &mem) != 0 || mem == NULL) {
-		LOG(ERR, "%s queue %u: no guest memory table", dev->path, qid);
+		PMD_LOG(ERR, "%s queue %u: no guest memory table", dev->path, qid);
 		return;
 	}
 	s.mem = mem;
 	q = pmd_vq_create(&s);
 	if (q == NULL) {
-		LOG(ERR, "%s queue %u: out of memory", dev->path, qid);
+		PMD_LOG(ERR, "%s queue %u: out of memory", dev->path, qid);
 		free(mem);
 		return;
 	}
@@ -191,7 +190,7 @@ static void queue_start(struct pmd_blk *dev, uint16_t qid)
 	dev->vq[qid] = q;
 	dev->mem[qid] = mem;
 	if (pmd_poller_attach(queue_poller(dev, qid), q) != 0) {
-		LOG(ERR, "%s queue %u: cannot hand to a poller", dev->path, qid);
+		PMD_LOG(ERR, "%s queue %u: cannot hand to a poller", dev->path, qid);
 		dev->vq[qid] = NULL;
 		dev->mem[qid] = NULL;
 		pmd_vq_free(q);
@@ -289,11 +288,12 @@ static int on_new_connection(int vid)
 	pthread_mutex_lock(&ctl_lock);
 	dev = dev_of_path(path);
 	if (dev == NULL || dev->closing) {
-		LOG(ERR, "%s: connection refused, device is going away", path);
+		PMD_LOG(ERR, "%s: connection refused, device is going away", path);
 	} else if (dev->vid >= 0) {
-		LOG(ERR, "%s: a frontend is already connected; second connection refused", path);
+		PMD_LOG(ERR, "%s: a frontend is already connected; second connection refused",
+			path);
 	} else if (rte_vhost_extern_callback_register(vid, &extern_ops, NULL) != 0) {
-		LOG(ERR, "%s: cannot register message hooks", path);
+		PMD_LOG(ERR, "%s: cannot register message hooks", path);
 	} else {
 		dev->vid = vid;
 		dev->restart_mask = 0;
@@ -421,7 +421,7 @@ int pmd_sock_path_claim(const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: stale socket cannot be removed: %s", path, strerror(rc));
 		return -rc;
 	}
-	LOG(INFO, "%s: stale socket replaced", path);
+	PMD_LOG(INFO, "%s: stale socket replaced", path);
 	return 0;
 }
 
@@ -469,7 +469,7 @@ static int dev_slot(void)
 static void dev_unregister(struct pmd_blk *dev)
 {
 	if (dev->registered && rte_vhost_driver_unregister(dev->path) != 0)
-		LOG(ERR, "%s: rte_vhost_driver_unregister failed", dev->path);
+		PMD_LOG(ERR, "%s: rte_vhost_driver_unregister failed", dev->path);
 	dev->registered = false;
 }
 

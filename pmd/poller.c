@@ -21,6 +21,7 @@
 #include <rte_ring.h>
 
 #include "pmd/pmd.h"
+#include "pmd/pmd_log.h"
 #include "pmd/pmd_clock.h"
 #include "pmd/poller.h"
 
@@ -234,8 +235,8 @@ int pmd_pollers_start(void)
 		rc = rte_eal_remote_launch(poller_loop, p, p->lcore);
 		if (rc != 0) {
 			p->running = false;
-			RTE_LOG(ERR, USER1, "femud: cannot launch poller on lcore %u: %s\n",
-				p->lcore, strerror(-rc));
+			PMD_LOG(ERR, "cannot launch poller on lcore %u: %s", p->lcore,
+				strerror(-rc));
 			break;
 		}
 	}

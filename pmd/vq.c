@@ -17,6 +17,7 @@
 #include <rte_atomic.h>
 #include <rte_log.h>
 
+#include "pmd/pmd_log.h"
 #include "pmd/vq.h"
 
 static inline uint16_t ld16(const volatile uint16_t *p)
@@ -93,7 +94,7 @@ static void vq_break(struct pmd_vq *q, const char *why)
 {
 	q->broken = true;
 	q->st.broken++;
-	RTE_LOG(ERR, USER1, "femud: %s queue %u: %s; queue stopped\n", q->name, q->qid, why);
+	PMD_LOG(ERR, "%s queue %u: %s; queue stopped", q->name, q->qid, why);
 }
 
 /* Min-heap of pending completions ordered by due_ns. */

@@ -5,12 +5,16 @@
  * Owns the rules a chain must follow before any byte of it is used:
  * head and next indexes inside the table, at most one table entry per
  * descriptor walked (loops end), indirect only at the head, only when
- * negotiated, never nested, its table inside one guest memory region;
+ * negotiated, never nested, its table inside one guest memory region and
+ * no longer than the queue (virtio 1.1 2.6.5.3.1: no chain is longer than
+ * the queue size);
  * every buffer translated with its length; device-readable descriptors
  * before device-writable ones; at least 16 readable bytes of header and one
  * writable byte of status.
  */
 #include <string.h>
+
+#include <rte_common.h>
 
 #include "pmd/vq_chain.h"
 
@@ -133,8 +137,8 @@ static enum pmd_chain_result chain_broken(struct pmd_chain *c, const char *why)
 
 /* Switch to the indirect table described by d; returns NULL (and why) if unusable. */
 static const struct vring_desc *indirect_table(struct rte_vhost_memory *mem,
-					       const struct vring_desc *d, uint32_t *n,
-					       const char **why)
+					       const struct vring_desc *d, uint32_t max,
+					       uint32_t *n, const char **why)
 {
 	uint64_t l = d->len;
 	uint64_t hva;
@@ -144,7 +148,7 @@ static const struct vring_desc *indirect_table(struct rte_vhost_memory *mem,
 		return NULL;
 	}
 	if (d->len == 0 || d->len % sizeof(struct vring_desc) != 0 ||
-	    d->len / sizeof(struct vring_desc) > PMD_CHAIN_MAX_INDIRECT) {
+	    d->len / sizeof(struct vring_desc) > max) {
 		*why = "bad indirect table length";
 		return NULL;
 	}
@@ -202,7 +206,8 @@ enum pmd_chain_result pmd_chain_parse(struct rte_vhost_memory *mem,
 	if (d.flags & VRING_DESC_F_INDIRECT) {
 		if (!ring->indirect_ok)
 			return chain_broken(c, "indirect descriptor not negotiated");
-		tbl = indirect_table(mem, &d, &tbl_size, &why);
+		tbl = indirect_table(mem, &d, RTE_MIN(ring->size, PMD_CHAIN_MAX_INDIRECT),
+				     &tbl_size, &why);
 		if (tbl == NULL)
 			return chain_broken(c, why);
 		d = desc_read(tbl, 0);

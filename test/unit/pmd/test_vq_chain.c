@@ -282,6 +282,15 @@ Test(vq_chain, indirect_bad_length_is_broken)
 	cr_assert_eq(parse(9), PMD_CHAIN_BROKEN);
 }
 
+Test(vq_chain, indirect_table_longer_than_queue_is_broken)
+{
+	indirect_table(3);
+	desc[9].len = (QSIZE + 1) * sizeof(struct vring_desc);
+	cr_assert_eq(parse(9), PMD_CHAIN_BROKEN);
+	desc[9].len = QSIZE * sizeof(struct vring_desc);
+	cr_assert_eq(parse(9), PMD_CHAIN_OK);
+}
+
 Test(vq_chain, indirect_table_outside_memory_is_broken)
 {
 	indirect_table(3);
