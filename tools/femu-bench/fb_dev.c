@@ -3,12 +3,14 @@
  * fb_dev.c - vhost-user-blk negotiation, memory table, vring setup.
  */
 #include "fb_dev.h"
+#include "fb_time.h"
 
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <linux/virtio_config.h>
 #include <linux/virtio_ring.h>
@@ -138,6 +140,22 @@ int fb_dev_connect(struct fb_dev *dev, const char *sock, unsigned timeout_ms, bo
 	if (rc == 0)
 		rc = read_config(dev);
 	return rc;
+}
+
+int fb_dev_connect_retry(struct fb_dev *dev, const char *sock, unsigned timeout_ms, bool event_idx)
+{
+	uint64_t end = fb_now_ns() + (uint64_t)timeout_ms * 1000000ull;
+	int rc;
+
+	for (;;) {
+		rc = fb_dev_connect(dev, sock, timeout_ms, event_idx);
+		if (rc != -ECONNRESET && rc != -EPIPE)
+			return rc;
+		vu_close(&dev->conn);
+		if (fb_now_ns() >= end)
+			return rc;
+		usleep(10000);
+	}
 }
 
 int fb_dev_set_mem_table(struct fb_dev *dev, struct fb_mem *mem)

@@ -37,6 +37,14 @@ struct fb_dev {
  */
 int fb_dev_connect(struct fb_dev *dev, const char *sock, unsigned timeout_ms, bool event_idx);
 
+/*
+ * fb_dev_connect(), retried while the backend closes the connection during
+ * negotiation: a backend that serves one frontend at a time refuses a new
+ * connection until it has processed the previous frontend's hang-up.
+ * Gives up after timeout_ms.
+ */
+int fb_dev_connect_retry(struct fb_dev *dev, const char *sock, unsigned timeout_ms, bool event_idx);
+
 /* Features femu-bench asks for (subset of what was offered). */
 uint64_t fb_dev_wanted_features(const struct fb_dev *dev, bool event_idx);
 

@@ -75,28 +75,6 @@ static void hctx_close(struct hctx *h)
 	h->have_vq = h->have_mem = false;
 }
 
-/*
- * Connect and negotiate.  A backend that serves one frontend at a time may
- * refuse (close) a new connection until it has processed the previous
- * hang-up, so a connection closed during negotiation is retried until the
- * timeout.
- */
-static int connect_retry(struct hctx *h, const struct fb_opts *o)
-{
-	uint64_t end = fb_now_ns() + (uint64_t)o->timeout_ms * 1000000ull;
-	int rc;
-
-	for (;;) {
-		rc = fb_dev_connect(&h->dev, o->sock, o->timeout_ms, o->event_idx);
-		if (rc != -ECONNRESET && rc != -EPIPE)
-			return rc;
-		vu_close(&h->dev.conn);
-		if (fb_now_ns() > end)
-			return rc;
-		usleep(10000);
-	}
-}
-
 /* Connect and negotiate; with start, also share memory and run queue 0. */
 static int hctx_open(struct hctx *h, const struct fb_opts *o, bool start)
 {
@@ -105,7 +83,7 @@ static int hctx_open(struct hctx *h, const struct fb_opts *o, bool start)
 	memset(h, 0, sizeof(*h));
 	h->o = o;
 	h->dev.conn.fd = -1;
-	rc = connect_retry(h, o);
+	rc = fb_dev_connect_retry(&h->dev, o->sock, o->timeout_ms, o->event_idx);
 	if (rc < 0) {
 		failf("%s", h->dev.err);
 		hctx_close(h);

@@ -168,7 +168,7 @@ static int connect_device(struct bench *b)
 		b->dev.conn.fd = -1;
 		return 0;
 	}
-	rc = fb_dev_connect(&b->dev, b->o.sock, b->o.timeout_ms, b->o.event_idx);
+	rc = fb_dev_connect_retry(&b->dev, b->o.sock, b->o.timeout_ms, b->o.event_idx);
 	if (rc < 0) {
 		vu_close(&b->dev.conn);
 		return setup_error(b->dev.err);
