@@ -45,21 +45,21 @@ out=$("$FEMUD" --dry-run --lcores 0@0 --mbe-node 0 --dev "path=$T/a.sock,devsz_m
 if [ $? -eq 0 ] && grep -q "dev $T/a.sock model=nossd capacity=8388608" <<<"$out"; then
 	ok "--dry-run prints the plan"; else ko "--dry-run: $out"; fi
 
-# start_femud NAME ARGS...: start in the background, wait for "femud: ready"
+# start_femud NAME ARGS...: start in the background (pid in $pid), wait for "femud: ready"
 start_femud() {
 	local name=$1; shift
 	"$FEMUD" --no-huge --lcores 0@0 "$@" >"$T/$name.log" 2>&1 &
-	local pid=$!
+	pid=$!
 	pids+=("$pid")
 	for _ in $(seq 1 150); do
-		grep -q '^femud: ready' "$T/$name.log" && { echo "$pid"; return 0; }
+		grep -q '^femud: ready' "$T/$name.log" && return 0
 		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.1
 	done
-	echo "$pid"; return 1
+	return 1
 }
 
-if pid=$(start_femud first --dev "path=$T/f.sock,devsz_mb=16"); then
+if start_femud first --dev "path=$T/f.sock,devsz_mb=16"; then
 	ok "femud starts and says ready"
 	mode=$(stat -c %a "$T/f.sock")
 	[ "$mode" = 600 ] && ok "socket mode 0600 by default" || ko "socket mode $mode"
@@ -76,7 +76,7 @@ fi
 
 # A stale socket file (no listener) is replaced.
 python3 -c "import socket,sys; s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1])" "$T/stale.sock"
-if pid=$(start_femud stale --dev "path=$T/stale.sock,devsz_mb=8,sock_mode=0660"); then
+if start_femud stale --dev "path=$T/stale.sock,devsz_mb=8,sock_mode=0660"; then
 	ok "a stale socket file is replaced"
 	mode=$(stat -c %a "$T/stale.sock")
 	[ "$mode" = 660 ] && ok "sock_mode=0660 honoured" || ko "socket mode $mode, wanted 660"
