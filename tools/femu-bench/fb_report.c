@@ -19,6 +19,7 @@ void fb_summarize(const struct fb_result *r, struct fb_summary *s)
 	s->mbps = (double)r->bytes / el / 1e6;
 	s->cpu_pct = 100.0 * r->cpu_s / el;
 	s->kicks_per_io = r->ios ? (double)r->kicks / (double)r->ios : 0;
+	s->ios_per_cpu_s = r->cpu_s > 0 ? (double)r->ios / r->cpu_s : 0;
 	s->mean_us = ticks_us(r, fb_hist_mean(&r->lat));
 	s->p50_us = ticks_us(r, (double)fb_hist_percentile(&r->lat, 50));
 	s->p99_us = ticks_us(r, (double)fb_hist_percentile(&r->lat, 99));
@@ -47,8 +48,9 @@ void fb_report_text(FILE *out, const struct fb_opts *o, const struct fb_result *
 	fprintf(out, "  IOPS %.0f  MB/s %.1f\n", s.iops, s.mbps);
 	fprintf(out, "  latency us: mean %.2f  p50 %.2f  p99 %.2f  p99.9 %.2f  max %.2f\n",
 		s.mean_us, s.p50_us, s.p99_us, s.p999_us, s.max_us);
-	fprintf(out, "  initiator CPU %.1f%% of one core; kicks %" PRIu64 " (%.4f per I/O)\n",
-		s.cpu_pct, r->kicks, s.kicks_per_io);
+	fprintf(out, "  initiator CPU %.1f%% of one core (%.0f requests per CPU second)\n",
+		s.cpu_pct, s.ios_per_cpu_s);
+	fprintf(out, "  kicks %" PRIu64 " (%.4f per I/O)\n", r->kicks, s.kicks_per_io);
 	if (o->verify)
 		fprintf(out, "  verify: %" PRIu64 " bad sectors (generation %" PRIu64 ")\n",
 			r->verify_errors, o->verify_gen);
@@ -73,6 +75,7 @@ void fb_report_json(FILE *out, const struct fb_opts *o, const struct fb_result *
 		"\"lat_us\":{\"mean\":%.3f,\"p50\":%.3f,\"p99\":%.3f,\"p999\":%.3f,"
 		"\"max\":%.3f,\"min\":%.3f},",
 		s.mean_us, s.p50_us, s.p99_us, s.p999_us, s.max_us, s.min_us);
+	fprintf(out, "\"ios_per_cpu_s\":%.1f,", s.ios_per_cpu_s);
 	fprintf(out, "\"cpu_pct\":%.2f,\"kicks\":%" PRIu64 ",\"kicks_per_io\":%.6f,", s.cpu_pct,
 		r->kicks, s.kicks_per_io);
 	fprintf(out,
