@@ -338,3 +338,62 @@ Test(bbssd_timing, flush_and_discard_complete_at_once)
 	cr_assert_eq(tdev_io(&dev, FM_OP_FLUSH, 0, 0, NULL, now), now);
 	cr_assert_eq(tdev_io(&dev, FM_OP_DISCARD, 0, 1 * MIB, NULL, now), now);
 }
+
+Test(bbssd_timing, slc_and_mlc_tables_drive_the_device)
+{
+	open_filled("nand_cell_type=1");
+	expect_qd1_reads(4 * KIB, 40 * US);
+	cr_assert_eq(tdev_lat(&dev, FM_OP_WRITE, 0, 4096), 800 * US);
+	tdev_close(&dev);
+
+	/* MLC: lower and upper pages alternate within a block. */
+	tdev_open(&dev, TUTORIAL ",nand_cell_type=2", 0);
+	for (uint64_t i = 0; i < 4 * dev.m->p.nluns; i++) {
+		uint64_t pg = i / dev.m->p.nluns;
+
+		cr_assert_eq(tdev_lat(&dev, FM_OP_WRITE, i * 4096, 4096),
+			     pg % 2 ? 2300 * US : 850 * US);
+		cr_assert_eq(tdev_lat(&dev, FM_OP_READ, i * 4096, 4096),
+			     pg % 2 ? 64 * US : 48 * US);
+	}
+}
+
+Test(bbssd_timing, planes_share_their_lun)
+{
+	tdev_open(&dev, "nchs=1,luns_per_ch=2,pls_per_lun=2,blks_per_pl=16,op_pcent=25", 0);
+	const struct bbssd_params *p = &dev.m->p;
+	uint8_t buf[4096] = {0};
+	uint64_t now = dev.clock;
+
+	/* Pages go channel, LUN, then plane: pages 2 and 3 are plane 1 of LUNs 0 and 1. */
+	for (uint64_t i = 0; i < 4; i++) {
+		uint64_t due = tdev_io(&dev, FM_OP_WRITE, i * 4096, 4096, buf, now);
+		struct bbssd_addr a = bbssd_ppn_addr(p, dev.m->ftl.map[i]);
+
+		cr_assert_eq(a.lun, i % 2);
+		cr_assert_eq(a.pl, i / 2);
+		cr_assert_eq(a.pg, 0);
+		cr_assert_eq(due - now, (i / 2 + 1) * p->pg_wr_lat, "page %llu",
+			     (unsigned long long)i);
+	}
+}
+
+Test(bbssd_timing, propagation_delay_alone)
+{
+	open_filled("pcie_prop_delay_ns=2500");
+	expect_qd1_reads(4 * KIB, 40 * US + 2500);
+	cr_assert_eq(tdev_lat(&dev, FM_OP_WRITE, 0, 4096), 2500 + 200 * US);
+}
+
+Test(bbssd_timing, firmware_charges_reads_and_writes_only)
+{
+	tdev_open(&dev, TUTORIAL ",fw_cpu_ns=20000", 0);
+	uint64_t now = tdev_idle_time(&dev);
+
+	cr_assert_eq(tdev_io(&dev, FM_OP_FLUSH, 0, 0, NULL, now), now);
+	cr_assert_eq(tdev_io(&dev, FM_OP_DISCARD, 0, 64 * KIB, NULL, now), now);
+	/* The core was not taken by them: a read at the same instant pays 20 us once. */
+	cr_assert_eq(tdev_io(&dev, FM_OP_READ, 0, 4096, (uint8_t[4096]){0}, now), now + 20 * US);
+	/* A second read behind it on the core. */
+	cr_assert_eq(tdev_io(&dev, FM_OP_READ, 0, 4096, (uint8_t[4096]){0}, now), now + 40 * US);
+}
