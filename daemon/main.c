@@ -22,6 +22,7 @@
 #include "daemon/lcores.h"
 #include "daemon/options.h"
 #include "numa/mbe.h"
+#include "numa/place.h"
 #include "pmd/pmd.h"
 
 #define FEMUD_EXIT_USAGE 2
@@ -71,29 +72,82 @@ static int femud_default_lcores(struct femud *f)
 	return 0;
 }
 
-/* --lcores auto: pollers on the backend node, avoiding CPU 0 when there is room. */
-static int femud_auto_lcores(struct femud *f, char *err, size_t errlen)
+static bool femud_cpu_listed(const unsigned *cpus, unsigned n, unsigned cpu)
 {
-	cpu_set_t set;
-	int cpus[2], n = 0;
-	int node = f->opts.mbe_node;
+	for (unsigned i = 0; i < n; i++)
+		if (cpus[i] == cpu)
+			return true;
+	return false;
+}
 
-	if (sched_getaffinity(0, sizeof(set), &set) != 0)
-		return -errno;
-	for (int pass = 0; pass < 2 && n < 1; pass++)
-		for (int c = CPU_SETSIZE - 1; c >= 0 && n < 1; c--) {
-			if (!CPU_ISSET(c, &set) || (pass == 0 && c == 0))
-				continue;
-			if (node >= 0 && mbe_node_of_cpu((unsigned)c) != node)
-				continue;
-			cpus[n++] = c;
-		}
-	if (n == 0) {
-		snprintf(err, errlen, "--lcores auto: no usable CPU on node %d", node);
+/* lcore i on cpus[i]; with share_first the main lcore 0 also sits on cpus[0]. */
+static void femud_format_lcores(struct femud *f, const unsigned *cpus, unsigned n, bool share_first)
+{
+	size_t len = 0;
+	unsigned id = 0;
+
+	if (share_first)
+		len +=
+		    (size_t)snprintf(f->lcores_str, sizeof(f->lcores_str), "%u@%u,", id++, cpus[0]);
+	for (unsigned i = 0; i < n && len < sizeof(f->lcores_str); i++)
+		len += (size_t)snprintf(f->lcores_str + len, sizeof(f->lcores_str) - len, "%s%u@%u",
+					i ? "," : "", id++, cpus[i]);
+}
+
+/*
+ * --lcores auto[:N]: N pollers (default 1) on the backend's node, one per
+ * physical core, avoiding CPU 0's core when there is room (numa/place.c);
+ * plus a main lcore on another core when the node has one to spare.
+ */
+static int femud_auto_lcores(struct femud *f, struct place_topo *t, char *err, size_t errlen)
+{
+	unsigned cpus[FEMUD_MAX_LCORES];
+	unsigned pollers = 1;
+	int node = f->opts.mbe_node >= 0 ? f->opts.mbe_node : 0;
+	const char *colon = strchr(f->opts.lcores, ':');
+	int n;
+
+	if (colon != NULL && (sscanf(colon + 1, "%u", &pollers) != 1 || pollers == 0 ||
+			      pollers >= FEMUD_MAX_LCORES)) {
+		snprintf(err, errlen, "--lcores '%s': expected auto or auto:N (N pollers)",
+			 f->opts.lcores);
 		return -EINVAL;
 	}
-	snprintf(f->lcores_str, sizeof(f->lcores_str), "0@%d", cpus[0]);
+	n = place_auto_lcores(t, node, pollers + 1, cpus, err, errlen);
+	if (n > 0 && femud_cpu_listed(cpus, (unsigned)n, 0))
+		n = -1; /* no room for a separate main lcore away from CPU 0 */
+	if (n > 0) {
+		femud_format_lcores(f, cpus, (unsigned)n, false);
+		return 0;
+	}
+	err[0] = '\0';
+	n = place_auto_lcores(t, node, pollers, cpus, err, errlen);
+	if (n < 0) {
+		char why[256];
+
+		snprintf(why, sizeof(why), "%s", err);
+		snprintf(err, errlen, "--lcores %s: %s", f->opts.lcores, why);
+		return -EINVAL;
+	}
+	/* One lcore polls on the main lcore; several: the idle main lcore shares the first CPU. */
+	femud_format_lcores(f, cpus, (unsigned)n, n > 1);
 	return 0;
+}
+
+/* Warnings about where the pollers are (hwloc): never fatal. */
+static void femud_check_pollers(const struct femud *f, const struct place_topo *t)
+{
+	unsigned cpus[FEMUD_MAX_LCORES];
+	unsigned n = 0;
+	char msgs[2048] = "";
+
+	for (unsigned i = f->lcores.n > 1 ? 1 : 0; i < f->lcores.n; i++)
+		cpus[n++] = (unsigned)f->lcores.l[i].cpu;
+	if (place_check_pollers(t, cpus, n, f->mbe_node, f->opts.qemu_pid, msgs, sizeof(msgs)) <= 0)
+		return;
+	for (char *save = NULL, *line = strtok_r(msgs, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		femud_log("warning: placement: %s", line);
 }
 
 static int femud_check_lcore_cpus(const struct femud *f, char *err, size_t errlen)
@@ -122,20 +176,14 @@ static int femud_first_poller_cpu(const struct femud *f)
 	return f->lcores.l[f->lcores.n > 1 ? 1 : 0].cpu;
 }
 
-static int femud_resolve_placement(struct femud *f, char *err, size_t errlen)
+static int femud_resolve_lcores(struct femud *f, struct place_topo *topo, char *err, size_t errlen)
 {
 	int rc;
 
-	if (f->opts.mbe_node >= 0 && !mbe_node_exists(f->opts.mbe_node)) {
-		snprintf(err, errlen,
-			 "--mbe-node %d: NUMA node does not exist (this host has nodes 0-%d)",
-			 f->opts.mbe_node, mbe_max_node());
-		return -EINVAL;
-	}
 	if (f->opts.lcores == NULL)
 		rc = femud_default_lcores(f);
-	else if (strcmp(f->opts.lcores, "auto") == 0)
-		rc = femud_auto_lcores(f, err, errlen);
+	else if (strncmp(f->opts.lcores, "auto", 4) == 0)
+		rc = femud_auto_lcores(f, topo, err, errlen);
 	else
 		rc = snprintf(f->lcores_str, sizeof(f->lcores_str), "%s", f->opts.lcores) >=
 			     (int)sizeof(f->lcores_str)
@@ -158,6 +206,27 @@ static int femud_resolve_placement(struct femud *f, char *err, size_t errlen)
 			f->mbe_node = 0;
 	}
 	return 0;
+}
+
+/* Choose lcores and the backend node, check them against the host topology. */
+static int femud_resolve_placement(struct femud *f, char *err, size_t errlen)
+{
+	struct place_topo *topo = NULL;
+	int rc;
+
+	if (f->opts.mbe_node >= 0 && !mbe_node_exists(f->opts.mbe_node)) {
+		snprintf(err, errlen,
+			 "--mbe-node %d: NUMA node does not exist (this host has nodes 0-%d)",
+			 f->opts.mbe_node, mbe_max_node());
+		return -EINVAL;
+	}
+	if (place_topology_load(&topo, NULL, err, errlen) != 0)
+		return -EINVAL;
+	rc = femud_resolve_lcores(f, topo, err, errlen);
+	if (rc == 0)
+		femud_check_pollers(f, topo);
+	place_topology_free(topo);
+	return rc;
 }
 
 static void femud_print_plan(const struct femud *f, FILE *out)

@@ -45,6 +45,13 @@ out=$("$FEMUD" --dry-run --lcores 0@0 --mbe-node 0 --dev "path=$T/a.sock,devsz_m
 if [ $? -eq 0 ] && grep -q "dev $T/a.sock model=nossd capacity=8388608" <<<"$out"; then
 	ok "--dry-run prints the plan"; else ko "--dry-run: $out"; fi
 
+# --lcores auto: pollers on the backend's node, away from CPU 0 when the host has room.
+out=$("$FEMUD" --dry-run --lcores auto --mbe-node 0 --dev "path=$T/a.sock,devsz_mb=8" 2>&1); rc=$?
+if [ $rc -eq 0 ] && { [ "$(nproc)" -lt 2 ] || ! grep -Eq '^lcores .*@0(,|$| )' <<<"$out"; }; then
+	ok "--lcores auto avoids CPU 0: $(head -1 <<<"$out")"; else ko "--lcores auto: rc=$rc $out"; fi
+expect_usage_error "auto:0" --lcores auto:0 --dev "path=$T/a.sock,devsz_mb=8"
+expect_usage_error "requested" --lcores auto:100 --dev "path=$T/a.sock,devsz_mb=8"
+
 # start_femud NAME ARGS...: start in the background (pid in $pid), wait for "femud: ready"
 start_femud() {
 	local name=$1; shift
