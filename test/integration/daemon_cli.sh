@@ -59,7 +59,7 @@ start_femud() {
 	pid=$!
 	pids+=("$pid")
 	for _ in $(seq 1 150); do
-		grep -q '^femud: ready' "$T/$name.log" && return 0
+		grep -q '^femud: ready' "$T/$name.log" 2>/dev/null && return 0
 		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.1
 	done
