@@ -9,7 +9,7 @@
 
 start_femud h ",devsz_mb=16,queues=2" || { ko "femud start"; finish; }
 expect_ok before -q -s "$SOCK" --verify --rw write --bs 4k --qd 8 --size 8M --verify-gen 5
-bench hostile -s "$SOCK" --hostile --timeout 3000
+bench hostile -s "$SOCK" --hostile --timeout 5000
 cat "$T/hostile.out"
 last=$(tail -n 1 "$T/hostile.out")
 if [ "$RC" -eq 0 ] && [[ "$last" =~ ^([0-9]+)\ passed,\ 0\ failed$ ]] &&

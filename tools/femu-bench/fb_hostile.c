@@ -973,6 +973,8 @@ int fb_hostile_run(const struct fb_opts *o)
 	}
 	g_cap_sectors = cap_sectors(o);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (o->hostile_case && !strstr(cases[i].name, o->hostile_case))
+			continue;
 		why[0] = '\0';
 		rc = cases[i].fn(o);
 		if (rc == 0)

@@ -193,6 +193,7 @@ void fb_opts_usage(FILE *out)
 		"  --verify-gen N        generation written / expected (1)\n"
 		"  --json                print the result as one JSON object\n"
 		"  --hostile             run malformed-input cases; prints 'N passed, N failed'\n"
+		"  --case TEXT           with --hostile: only the cases whose name contains TEXT\n"
 		"  --selftest-peer       complete requests with an in-process polling peer (no "
 		"socket)\n"
 		"  --peer-cpu N          CPU of the self-test peer thread\n"
@@ -226,6 +227,7 @@ enum {
 	O_HUGE,
 	O_TIMEOUT,
 	O_SEED,
+	O_CASE,
 };
 
 static const struct option long_opts[] = {
@@ -245,6 +247,7 @@ static const struct option long_opts[] = {
     {"verify-gen", required_argument, NULL, O_VGEN},
     {"json", no_argument, NULL, O_JSON},
     {"hostile", no_argument, NULL, O_HOSTILE},
+    {"case", required_argument, NULL, O_CASE},
     {"selftest-peer", no_argument, NULL, O_PEER},
     {"peer-cpu", required_argument, NULL, O_PEER_CPU},
     {"no-event-idx", no_argument, NULL, O_NO_EVIDX},
@@ -405,6 +408,9 @@ int fb_opts_parse(struct fb_opts *o, int argc, char **argv, char *err, size_t er
 			break;
 		case O_HOSTILE:
 			o->hostile = true;
+			break;
+		case O_CASE:
+			o->hostile_case = optarg;
 			break;
 		case O_PEER:
 			o->selftest_peer = true;

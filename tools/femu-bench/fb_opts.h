@@ -36,17 +36,18 @@ struct fb_opts {
 	uint64_t offset;       /* --offset: first byte of the range */
 	int cpus[FB_MAX_CPUS]; /* --cpus: one worker thread per entry (-1 = not pinned) */
 	unsigned ncpus;
-	bool verify;	     /* --verify */
-	uint64_t verify_gen; /* --verify-gen */
-	bool json;	     /* --json */
-	bool hostile;	     /* --hostile */
-	bool selftest_peer;  /* --selftest-peer: in-process completing backend */
-	int peer_cpu;	     /* --peer-cpu */
-	bool event_idx;	     /* negotiate VIRTIO_RING_F_EVENT_IDX when offered */
-	bool hugepages;	     /* back shared memory with hugetlb memfd */
-	unsigned timeout_ms; /* --timeout: bound on every wait */
-	uint64_t seed;	     /* --seed: random offsets */
-	bool quiet;	     /* --quiet: no progress lines */
+	bool verify;		  /* --verify */
+	uint64_t verify_gen;	  /* --verify-gen */
+	bool json;		  /* --json */
+	bool hostile;		  /* --hostile */
+	const char *hostile_case; /* --case: only hostile cases whose name contains this */
+	bool selftest_peer;	  /* --selftest-peer: in-process completing backend */
+	int peer_cpu;		  /* --peer-cpu */
+	bool event_idx;		  /* negotiate VIRTIO_RING_F_EVENT_IDX when offered */
+	bool hugepages;		  /* back shared memory with hugetlb memfd */
+	unsigned timeout_ms;	  /* --timeout: bound on every wait */
+	uint64_t seed;		  /* --seed: random offsets */
+	bool quiet;		  /* --quiet: no progress lines */
 };
 
 /* Fill o with defaults. */

@@ -187,3 +187,11 @@ Test(fb_opts, cpu_list)
 	cr_assert_eq(fb_parse_cpu_list("1-", c, 8, &n), -1);
 	cr_assert_eq(fb_parse_cpu_list("x", c, 8, &n), -1);
 }
+
+Test(fb_opts, hostile_case_filter)
+{
+	cr_assert_eq(PARSE("-s", "x", "--hostile", "--case", "indirect"), 0);
+	cr_assert(o.hostile);
+	cr_assert_str_eq(o.hostile_case, "indirect");
+	EXPECT_ERR("needs a value", "-s", "x", "--hostile", "--case");
+}
