@@ -34,7 +34,8 @@ uint64_t pmd_blk_features(bool readonly)
 uint64_t pmd_blk_protocol_features(void)
 {
 	return (1ULL << VHOST_USER_PROTOCOL_F_MQ) | (1ULL << VHOST_USER_PROTOCOL_F_REPLY_ACK) |
-	       (1ULL << VHOST_USER_PROTOCOL_F_CONFIG);
+	       (1ULL << VHOST_USER_PROTOCOL_F_CONFIG) |
+	       (1ULL << VHOST_USER_PROTOCOL_F_INFLIGHT_SHMFD);
 }
 
 void pmd_blk_config_init(struct pmd_blk_config *cfg, const struct pmd_blk_params *p)

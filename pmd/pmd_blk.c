@@ -86,6 +86,7 @@ static void stats_add(struct pmd_vq_stats *a, const struct pmd_vq_stats *b)
 	if (b->late_ns_max > a->late_ns_max)
 		a->late_ns_max = b->late_ns_max;
 	a->broken += b->broken;
+	a->resubmitted += b->resubmitted;
 }
 
 /* ---- queue lifecycle (ctl_lock held) ---- */
@@ -128,8 +129,39 @@ static void queue_stop_all(struct pmd_blk *dev, uint64_t *stopped)
 	}
 }
 
+/*
+ * Inflight tracking: on when the frontend shared an inflight region for this
+ * vring.  After a reconnect rte_vhost lists the requests the previous
+ * backend took but never completed (newest first); they are handed to the
+ * queue oldest first and the list is marked consumed.
+ */
+static void queue_setup_inflight(struct pmd_blk *dev, uint16_t qid, struct pmd_vq_setup *s,
+				 uint16_t *heads)
+{
+	struct rte_vhost_ring_inflight ri;
+	struct rte_vhost_resubmit_info *rs;
+	uint16_t i, n = 0;
+
+	memset(&ri, 0, sizeof(ri));
+	if (rte_vhost_get_vhost_ring_inflight(dev->vid, qid, &ri) != 0 || ri.inflight_split == NULL)
+		return;
+	s->inflight = true;
+	rs = ri.resubmit_inflight;
+	if (rs == NULL || rs->resubmit_list == NULL)
+		return;
+	for (i = rs->resubmit_num; i-- > 0;) {
+		if (rs->resubmit_list[i].index < s->size && n < PMD_VQ_MAX_SIZE)
+			heads[n++] = rs->resubmit_list[i].index;
+	}
+	rs->resubmit_num = 0;
+	s->resubmit = heads;
+	s->nresubmit = n;
+	if (n > 0)
+		PMD_LOG(INFO, "%s queue %u: replaying %u in-flight requests", dev->path, qid, n);
+}
+
 /* Read the vring and features from rte_vhost; false if not usable yet. */
-static bool queue_setup(struct pmd_blk *dev, uint16_t qid, struct pmd_vq_setup *s)
+static bool queue_setup(struct pmd_blk *dev, uint16_t qid, struct pmd_vq_setup *s, uint16_t *heads)
 {
 	struct rte_vhost_vring vr;
 	uint64_t features = 0;
@@ -140,7 +172,7 @@ static bool queue_setup(struct pmd_blk *dev, uint16_t qid, struct pmd_vq_setup *
 	    rte_vhost_get_vring_base(dev->vid, qid, &la, &lu) != 0)
 		return false;
 	if (vr.desc == NULL || vr.avail == NULL || vr.used == NULL || vr.size == 0 ||
-	    (vr.size & (vr.size - 1)) != 0) {
+	    vr.size > PMD_VQ_MAX_SIZE || (vr.size & (vr.size - 1)) != 0) {
 		PMD_LOG(ERR, "%s queue %u: ring not usable (size %u)", dev->path, qid, vr.size);
 		return false;
 	}
@@ -155,11 +187,15 @@ static bool queue_setup(struct pmd_blk *dev, uint16_t qid, struct pmd_vq_setup *
 	s->event_idx = features & (1ULL << VIRTIO_RING_F_EVENT_IDX);
 	s->indirect = features & (1ULL << VIRTIO_RING_F_INDIRECT_DESC);
 	s->target = &dev->target;
+	s->vid = dev->vid;
+	s->qid = qid;
+	queue_setup_inflight(dev, qid, s, heads);
 	return true;
 }
 
 static void queue_start(struct pmd_blk *dev, uint16_t qid)
 {
+	static uint16_t heads[PMD_VQ_MAX_SIZE]; /* ctl_lock held */
 	struct rte_vhost_memory *mem = NULL;
 	struct pmd_vq_setup s;
 	struct pmd_vq *q;
@@ -171,7 +207,7 @@ static void queue_start(struct pmd_blk *dev, uint16_t qid)
 			dev->params.queues);
 		return;
 	}
-	if (!queue_setup(dev, qid, &s))
+	if (!queue_setup(dev, qid, &s, heads))
 		return;
 	if (rte_vhost_get_mem_table(dev->vid, &mem) != 0 || mem == NULL) {
 		PMD_LOG(ERR, "%s queue %u: no guest memory table", dev->path, qid);
@@ -184,9 +220,10 @@ static void queue_start(struct pmd_blk *dev, uint16_t qid)
 		free(mem);
 		return;
 	}
-	q->vid = dev->vid;
-	q->qid = qid;
 	q->name = dev->path;
+	PMD_LOG(INFO, "%s queue %u: started, size %u, avail %u, used %u, event_idx %d, call %s%s",
+		dev->path, qid, s.size, s.last_avail, s.last_used, s.event_idx,
+		s.callfd >= 0 ? "on" : "off (poll queue)", s.inflight ? ", inflight tracked" : "");
 	dev->vq[qid] = q;
 	dev->mem[qid] = mem;
 	if (pmd_poller_attach(queue_poller(dev, qid), q) != 0) {
@@ -560,10 +597,10 @@ static void stats_print_queue(FILE *out, unsigned qid, const struct pmd_vq_stats
 		"  q%u requests %" PRIu64 " read_bytes %" PRIu64 " write_bytes %" PRIu64
 		" errors %" PRIu64 " calls %" PRIu64 " calls_saved %" PRIu64 " deferred %" PRIu64
 		" late %" PRIu64 " late_ns_avg %" PRIu64 " late_ns_max %" PRIu64 " broken %" PRIu64
-		"\n",
+		" resubmitted %" PRIu64 "\n",
 		qid, s->requests, s->rd_bytes, s->wr_bytes, s->errors, s->calls, s->calls_saved,
 		s->deferred, s->late, s->late ? s->late_ns_sum / s->late : 0, s->late_ns_max,
-		s->broken);
+		s->broken, s->resubmitted);
 }
 
 void pmd_stats(FILE *out)

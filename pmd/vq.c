@@ -59,10 +59,17 @@ struct pmd_vq *pmd_vq_create(const struct pmd_vq_setup *s)
 		return NULL;
 	memset(q, 0, sizeof(*q));
 	q->heap = calloc(s->size, sizeof(*q->heap));
-	if (q->heap == NULL) {
-		free(q);
+	q->resubmit = calloc(s->nresubmit + 1, sizeof(*q->resubmit));
+	if (q->heap == NULL || q->resubmit == NULL) {
+		pmd_vq_free(q);
 		return NULL;
 	}
+	if (s->nresubmit > 0)
+		memcpy(q->resubmit, s->resubmit, s->nresubmit * sizeof(*q->resubmit));
+	q->nresubmit = s->nresubmit;
+	q->inflight = s->inflight;
+	q->vid = s->vid;
+	q->qid = s->qid;
 	q->desc = s->desc;
 	q->avail = s->avail;
 	q->used = s->used;
@@ -76,7 +83,6 @@ struct pmd_vq *pmd_vq_create(const struct pmd_vq_setup *s)
 	q->callfd = s->callfd;
 	q->event_idx = s->event_idx;
 	q->indirect = s->indirect;
-	q->vid = -1;
 	q->name = "";
 	vq_suppress_kicks(q);
 	return q;
@@ -87,6 +93,7 @@ void pmd_vq_free(struct pmd_vq *q)
 	if (q == NULL)
 		return;
 	free(q->heap);
+	free(q->resubmit);
 	free(q);
 }
 
@@ -137,16 +144,28 @@ static struct pmd_vq_pending heap_pop(struct pmd_vq *q)
 	return top;
 }
 
-/* Write the status byte and a used entry (published later). */
+/*
+ * Write the status byte and a used entry.  The used index is published
+ * later for the whole sweep, except with inflight tracking: then each
+ * request's used index is published before its inflight entry is cleared,
+ * so that a restarted backend can tell done from not done.
+ */
 static void vq_complete(struct pmd_vq *q, uint16_t head, uint8_t *status, uint8_t st,
 			uint32_t used_len)
 {
 	struct vring_used_elem *e = &q->used->ring[q->used_idx & q->mask];
 
 	*(volatile uint8_t *)status = st;
+	if (q->inflight)
+		rte_vhost_set_last_inflight_io_split(q->vid, q->qid, head);
 	e->id = head;
 	e->len = used_len;
 	q->used_idx++;
+	if (q->inflight) {
+		rte_smp_wmb();
+		st16(&q->used->idx, q->used_idx);
+		rte_vhost_clr_inflight_desc_split(q->vid, q->qid, q->used_idx, head);
+	}
 }
 
 static unsigned vq_post_due(struct pmd_vq *q, uint64_t now)
@@ -207,6 +226,20 @@ static bool vq_serve(struct pmd_vq *q, uint16_t head, uint64_t now, struct pmd_c
 	return true;
 }
 
+/* Replay requests a previous backend took but never completed. */
+static unsigned vq_resubmit(struct pmd_vq *q, uint64_t now, struct pmd_chain *c)
+{
+	unsigned n = 0;
+
+	while (q->resubmit_pos < q->nresubmit && q->nheap < q->size) {
+		if (!vq_serve(q, q->resubmit[q->resubmit_pos++], now, c))
+			break;
+		q->st.resubmitted++;
+		n++;
+	}
+	return n;
+}
+
 static unsigned vq_take(struct pmd_vq *q, uint64_t now, struct pmd_chain *c)
 {
 	uint16_t avail_idx = ld16(&q->avail->idx);
@@ -225,6 +258,8 @@ static unsigned vq_take(struct pmd_vq *q, uint64_t now, struct pmd_chain *c)
 	for (i = 0; i < n && q->nheap < q->size; i++) {
 		uint16_t head = ld16(&q->avail->ring[q->last_avail & q->mask]);
 
+		if (q->inflight && head < q->size)
+			rte_vhost_set_inflight_desc_split(q->vid, q->qid, head);
 		if (!vq_serve(q, head, now, c))
 			break;
 		q->last_avail++;
@@ -271,6 +306,8 @@ unsigned pmd_vq_sweep(struct pmd_vq *q, uint64_t now_ns, struct pmd_chain *scrat
 
 	if (q->nheap > 0 && q->heap[0].due_ns <= now_ns)
 		work += vq_post_due(q, now_ns);
+	if (unlikely(q->resubmit_pos < q->nresubmit) && !q->broken)
+		work += vq_resubmit(q, now_ns, scratch);
 	if (!q->broken)
 		work += vq_take(q, now_ns, scratch);
 	if (q->used_idx != used_before)

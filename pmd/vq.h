@@ -24,6 +24,8 @@
 
 /* A completion is "late" when posted more than this after its due time. */
 #define PMD_LATE_NS 1000
+/* Largest split virtqueue served (virtio 1.1 allows 32768). */
+#define PMD_VQ_MAX_SIZE 32768
 /* Requests taken from one queue in one sweep. */
 #define PMD_VQ_BURST 64
 
@@ -39,7 +41,8 @@ struct pmd_vq_stats {
 	uint64_t late;	      /* of those, posted more than PMD_LATE_NS after due */
 	uint64_t late_ns_sum;
 	uint64_t late_ns_max;
-	uint64_t broken; /* times the queue was stopped for an unanswerable chain */
+	uint64_t broken;      /* times the queue was stopped for an unanswerable chain */
+	uint64_t resubmitted; /* requests replayed from the inflight region */
 } __rte_cache_aligned;
 
 /* A completion waiting for its due time. */
@@ -64,6 +67,12 @@ struct pmd_vq_setup {
 	bool indirect;
 	struct rte_vhost_memory *mem; /* guest memory map, owned by the caller */
 	const struct pmd_blk_target *target;
+	/* inflight tracking (VHOST_USER_PROTOCOL_F_INFLIGHT_SHMFD) */
+	bool inflight;		  /* track every request in the frontend's region */
+	int vid;		  /* rte_vhost device, for the inflight calls */
+	uint16_t qid;		  /* its vring index */
+	const uint16_t *resubmit; /* heads to replay first, oldest first */
+	uint16_t nresubmit;
 };
 
 struct pmd_vq {
@@ -85,10 +94,14 @@ struct pmd_vq {
 	bool event_idx;
 	bool indirect;
 	bool broken;
-	struct pmd_vq_stats st;
-	/* control-owned identity */
+	bool inflight;
+	uint16_t nresubmit;    /* heads in resubmit[] */
+	uint16_t resubmit_pos; /* next one to replay */
+	uint16_t *resubmit;
 	int vid;
 	uint16_t qid;
+	struct pmd_vq_stats st;
+	/* control-owned identity */
 	unsigned poller;
 	const char *name; /* device socket path, for log lines */
 };
