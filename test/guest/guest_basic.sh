@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # guest_basic.sh - one femud NoSSD device, three guests in a row:
 #  1. size == devsz_mb, GET_ID serial, 512 B logical blocks, discard and
-#     write-zeroes read back zeros and leave the neighbours intact;
+#     write-zeroes read back zeros and leave the neighbours intact, data
+#     survives a device reset (driver unbind + bind);
 #  2. fio random writes with crc32c verify on 2 queues (2 vCPUs, one fio
 #     job per CPU), block sizes 512 B .. 256 KiB;
 #  3. a fresh guest verifies the same data again (femud kept running).
@@ -40,6 +41,14 @@ cmp /tmp/c0 /tmp/e0 || { echo "discard hit its neighbour" >&2; exit 15; }
 cmp /tmp/c1 /tmp/z || { echo "discarded range not zero" >&2; exit 16; }
 cmp /tmp/c2 /tmp/e2 || { echo "write-zeroes hit its neighbour" >&2; exit 17; }
 cmp /tmp/c3 /tmp/z || { echo "write-zeroes range not zero" >&2; exit 18; }
+# device stop/start without a reboot: unbind and rebind the virtio driver
+# (the guest resets the device; femud sees GET_VRING_BASE, then a restart)
+vdev=$(basename "$(readlink /sys/block/vda/device)")
+echo "$vdev" > /sys/bus/virtio/drivers/virtio_blk/unbind
+echo "$vdev" > /sys/bus/virtio/drivers/virtio_blk/bind
+for _ in 1 2 3 4 5 6 7 8 9 10; do [ -b /dev/vda ] && break; sleep 0.2; done
+dd if=/dev/vda of=/tmp/c0b bs=512k skip=16 count=1 iflag=direct 2>/dev/null
+cmp /tmp/c0b /tmp/e0 || { echo "data changed across a device reset" >&2; exit 19; }
 echo checks-ok
 EOS
 out=$(guest -s "$S" -e SERIAL="$SERIAL" --file "$BLKZERO:/job/blkzero" \

@@ -1,0 +1,43 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# guest_reconnect.sh - QEMU connects with reconnect=1; while the guest runs
+# random writes femud is killed (SIGKILL, requests in flight) and started
+# again on the same path: the stale socket is replaced, QEMU reconnects,
+# requests femud had taken are replayed from the inflight region, and fio
+# finishes without an I/O error.  A BlackBox device is used so that
+# completions are deferred and requests are usually in flight at the kill.
+. "$(dirname "$0")/lib.sh"
+skip_unless_ready
+S=/tmp/pmd-gr-$$.sock
+DEV="path=$S,queues=1,femu_mode=1,nchs=2,luns_per_ch=2,blks_per_pl=32,pgs_per_blk=64,op_pcent=25"
+start_femud "$DEV"
+
+guest --qemu-arg -chardev --qemu-arg "socket,id=rc0,path=$S,reconnect=1" \
+	--qemu-arg -device --qemu-arg vhost-user-blk-pci,chardev=rc0,num-queues=1 \
+	--cmd 'fio --name=rc --filename=/dev/vda --rw=randwrite --bs=16k --iodepth=16 \
+		--ioengine=io_uring --direct=1 --runtime=14 --time_based --size=8m \
+		--output=/tmp/o; rc=$?; grep -q "err= 0" /tmp/o || rc=9; echo "fio-rc=$rc"' \
+	>"$T/guest.out" 2>"$T/guest.err" &
+GP=$!
+# let the guest boot and write for a while, then kill femud in the middle
+for _ in $(seq 1 200); do
+	grep -q "started, size" "$FEMUD_LOG" && grep -q "event_idx 1" "$FEMUD_LOG" && break
+	sleep 0.1
+done
+sleep 5
+kill -KILL "$FEMUD_PID"
+wait "$FEMUD_PID" 2>/dev/null
+FEMUD_PID=
+cp "$FEMUD_LOG" "$T/first.log"
+sleep 1
+start_femud "$DEV"
+grep -q "stale socket replaced" "$FEMUD_LOG" || fail "stale socket not replaced"
+wait $GP || fail "guest failed (status $?): $(cat "$T/guest.err" | tail -5)"
+grep -q "fio-rc=0" "$T/guest.out" || fail "fio did not survive the reconnect: $(cat "$T/guest.out")"
+grep -q "queue 0: started" "$FEMUD_LOG" || fail "the second femud never started the queue"
+echo "ok: fio survived a SIGKILL + restart of femud ($(grep -o 'replaying [0-9]* in-flight' "$FEMUD_LOG" || echo 'nothing in flight at the kill'))"
+stop_femud
+no_broken_queues
+echo "femud counters after restart: requests $(qstat "$S" 0 requests), resubmitted $(qstat "$S" 0 resubmitted)"
+[ "$(qstat "$S" 0 requests)" -gt 0 ] || fail "no request served after the reconnect"
+echo PASS
