@@ -3,6 +3,7 @@
  * blk_config.c - virtio-blk config space, feature bits and GET_CONFIG
  * answers (see blk_config.h).
  */
+#include <stddef.h>
 #include <string.h>
 
 #include <linux/virtio_blk.h>
@@ -75,4 +76,15 @@ int pmd_blk_config_get(const struct pmd_blk_config *cfg, struct pmd_vhu_msg *msg
 	msg->payload.cfg.size = len;
 	msg->size = PMD_VHU_CONFIG_HDR_SIZE + len;
 	return 0;
+}
+
+void pmd_blk_config_set(struct pmd_blk_config *cfg, const struct pmd_vhu_msg *msg)
+{
+	const uint32_t wce = offsetof(struct pmd_blk_config, wce);
+	uint32_t off = msg->payload.cfg.offset;
+	uint32_t len = msg->payload.cfg.size;
+
+	if (len > PMD_VHU_MAX_CONFIG_SIZE || off > wce || wce - off >= len)
+		return;
+	cfg->wce = msg->payload.cfg.region[wce - off] & 1;
 }

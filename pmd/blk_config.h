@@ -90,4 +90,11 @@ void pmd_blk_config_init(struct pmd_blk_config *cfg, const struct pmd_blk_params
  */
 int pmd_blk_config_get(const struct pmd_blk_config *cfg, struct pmd_vhu_msg *msg);
 
+/*
+ * Apply a SET_CONFIG message: only the writeback byte (wce) is writable in
+ * virtio-blk; every other byte of the window is ignored.  A window outside
+ * the config space or longer than the region is ignored as a whole.
+ */
+void pmd_blk_config_set(struct pmd_blk_config *cfg, const struct pmd_vhu_msg *msg);
+
 #endif /* PMD_BLK_CONFIG_H */

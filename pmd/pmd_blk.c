@@ -255,6 +255,7 @@ static enum rte_vhost_msg_result pre_msg(int vid, void *arg)
 		r = RTE_VHOST_MSG_RESULT_REPLY;
 		break;
 	case PMD_VHU_SET_CONFIG:
+		pmd_blk_config_set(&dev->cfg, msg);
 		r = RTE_VHOST_MSG_RESULT_OK;
 		break;
 	case PMD_VHU_GET_QUEUE_NUM:

@@ -104,3 +104,36 @@ Test(blk_config, over_long_request_clipped_to_region)
 	cr_assert_eq(msg.payload.cfg.size, PMD_VHU_MAX_CONFIG_SIZE);
 	cr_assert_eq(msg.size, PMD_VHU_CONFIG_HDR_SIZE + PMD_VHU_MAX_CONFIG_SIZE);
 }
+
+static void set_window(uint32_t off, uint32_t len, uint8_t fill)
+{
+	memset(&msg, 0, sizeof(msg));
+	msg.request = PMD_VHU_SET_CONFIG;
+	msg.payload.cfg.offset = off;
+	msg.payload.cfg.size = len;
+	memset(msg.payload.cfg.region, fill, sizeof(msg.payload.cfg.region));
+	pmd_blk_config_set(&cfg, &msg);
+}
+
+Test(blk_config, set_config_changes_only_wce)
+{
+	struct pmd_blk_config before = cfg;
+
+	cr_assert_eq(cfg.wce, 1);
+	set_window(offsetof(struct pmd_blk_config, wce), 1, 0);
+	cr_assert_eq(cfg.wce, 0);
+	set_window(0, sizeof(cfg), 0xff); /* whole struct: only wce is taken */
+	cr_assert_eq(cfg.wce, 1);
+	before.wce = 1;
+	cr_assert_eq(memcmp(&cfg, &before, sizeof(cfg)), 0);
+}
+
+Test(blk_config, set_config_outside_wce_ignored)
+{
+	set_window(0, 8, 0);
+	cr_assert_eq(cfg.wce, 1);
+	set_window(33, 8, 0);
+	cr_assert_eq(cfg.wce, 1);
+	set_window(0, 100000, 0);
+	cr_assert_eq(cfg.wce, 1);
+}
