@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * test_poller.c - queues handed to a running worker-lcore poller through its
+ * control ring: requests are served while attached, detach returns only once
+ * the poller let go (pending completions flushed, nothing served after), and
+ * attach/detach while the pollers are stopped are applied directly.
+ * Needs EAL with two lcores (--no-huge, no PCI, no shared files).
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_lcore.h>
+
+#include "fake_guest.h"
+#include "pmd/pmd.h"
+#include "pmd/poller.h"
+#include "pmd/vq.h"
+
+#define QSZ 16
+
+static struct fake_guest g;
+static struct pmd_blk_target t;
+static struct fm_model m;
+static struct vring_desc *desc;
+static struct vring_avail *avail;
+static struct vring_used *used;
+
+static void eal_up(void)
+{
+	char *argv[] = {"test_poller", "--no-huge", "--no-pci",	   "--no-shconf", "-m", "32",
+			"-l",	       "0-1",	    "--log-level", "2",		  NULL};
+
+	cr_assert_geq(rte_eal_init(10, argv), 0, "EAL init");
+	fg_init(&g);
+	fg_target(&t, &m, 1ULL << 20);
+	desc = (struct vring_desc *)g.b;
+	avail = (struct vring_avail *)(g.b + 0x1000);
+	used = (struct vring_used *)(g.b + 0x2000);
+}
+
+static struct pmd_vq *new_q(void)
+{
+	struct pmd_vq_setup s = {.desc = desc,
+				 .avail = avail,
+				 .used = used,
+				 .size = QSZ,
+				 .callfd = -1,
+				 .event_idx = true,
+				 .mem = g.mem,
+				 .target = &t};
+	struct pmd_vq *q = pmd_vq_create(&s);
+
+	cr_assert_not_null(q);
+	return q;
+}
+
+static void post_read(unsigned i)
+{
+	struct virtio_blk_outhdr h = {.type = VIRTIO_BLK_T_IN, .sector = i};
+	uint64_t hdr = FG_A_GPA + 32 * i, data = FG_A_GPA + 0x1000 * (i + 1);
+	uint64_t st = FG_A_GPA + 0x800 + i;
+	uint16_t d0 = (uint16_t)(3 * (i % 5));
+
+	memcpy(fg_host(&g, hdr), &h, sizeof(h));
+	fg_desc(&desc[d0], hdr, 16, VRING_DESC_F_NEXT, d0 + 1);
+	fg_desc(&desc[d0 + 1], data, 512, VRING_DESC_F_NEXT | VRING_DESC_F_WRITE, d0 + 2);
+	fg_desc(&desc[d0 + 2], st, 1, VRING_DESC_F_WRITE, 0);
+	avail->ring[avail->idx % QSZ] = d0;
+	__atomic_store_n(&avail->idx, avail->idx + 1, __ATOMIC_RELEASE);
+}
+
+static bool wait_used(uint16_t want)
+{
+	for (int i = 0; i < 20000; i++) {
+		if (__atomic_load_n(&used->idx, __ATOMIC_ACQUIRE) == want)
+			return true;
+		usleep(100);
+	}
+	return false;
+}
+
+Test(poller, worker_serves_attached_queue_and_detach_is_synchronous, .init = eal_up)
+{
+	unsigned lcore = rte_get_next_lcore(-1, 1, 0);
+	struct pmd_vq *q;
+
+	cr_assert_eq(pmd_init(&lcore, 1, false), 0);
+	cr_assert_eq(pmd_init(&lcore, 1, false), -EALREADY);
+	cr_assert_eq(pmd_pollers_start(), 0);
+	q = new_q();
+	cr_assert_eq(pmd_poller_attach(0, q), 0);
+	post_read(0);
+	post_read(1);
+	cr_assert(wait_used(2), "poller did not serve the queue");
+	cr_assert_eq(m.calls, 2);
+
+	/* pending completion flushed by the detach */
+	m.due_delta = 60ULL * 1000000000ULL;
+	post_read(2);
+	for (int i = 0; i < 20000 && __atomic_load_n(&m.calls, __ATOMIC_ACQUIRE) < 3; i++)
+		usleep(100);
+	cr_assert_eq(m.calls, 3);
+	cr_assert_eq(used->idx, 2, "completed before due time");
+	pmd_poller_detach(q);
+	cr_assert_eq(used->idx, 3, "detach did not flush the pending completion");
+
+	/* nothing is served after the detach returned */
+	post_read(3);
+	usleep(20000);
+	cr_assert_eq(m.calls, 3);
+	cr_assert_eq(used->idx, 3);
+
+	/* re-attach, serve, stop the pollers, detach directly */
+	m.due_delta = 0;
+	cr_assert_eq(pmd_poller_attach(0, q), 0);
+	cr_assert(wait_used(4));
+	pmd_pollers_stop();
+	post_read(4);
+	usleep(20000);
+	cr_assert_eq(used->idx, 4, "stopped poller still serving");
+	pmd_poller_detach(q);
+	pmd_vq_free(q);
+}
+
+/* Worker lcore: once the main-lcore poller served the request, stop it. */
+static int stopper(void *arg)
+{
+	(void)arg;
+	if (!wait_used(1))
+		return -1;
+	pmd_pollers_stop();
+	return 0;
+}
+
+Test(poller, main_lcore_poller_runs_until_stopped, .init = eal_up)
+{
+	unsigned lcore = rte_get_main_lcore();
+	unsigned worker = rte_get_next_lcore(-1, 1, 0);
+	struct pmd_vq *q;
+
+	cr_assert_eq(pmd_init(&lcore, 1, true), 0);
+	q = new_q();
+	cr_assert_eq(pmd_poller_attach(0, q), 0); /* not running: applied directly */
+	post_read(0);
+	cr_assert_eq(pmd_pollers_start(), 0);
+	cr_assert_eq(rte_eal_remote_launch(stopper, NULL, worker), 0);
+	pmd_poller_run_main(); /* returns once stopper called pmd_pollers_stop() */
+	cr_assert_eq(rte_eal_wait_lcore(worker), 0);
+	cr_assert_eq(used->idx, 1);
+	pmd_poller_detach(q);
+	pmd_vq_free(q);
+}
