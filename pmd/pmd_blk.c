@@ -39,7 +39,8 @@
 struct pmd_blk_stats {
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	unsigned queues;
-	uint64_t connections;
+	uint64_t connections; /* accepted so far */
+	unsigned live_conns;  /* connected now */
 	struct pmd_vq_stats q[PMD_MAX_QUEUES];
 };
 
@@ -48,24 +49,33 @@ struct pmd_blk {
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	struct pmd_blk_target target;
 	struct pmd_blk_config cfg;
-	int vid; /* live connection, -1 if none */
 	bool closing;
 	bool registered;
-	unsigned rr_base;      /* first poller of the round robin */
+	unsigned rr_base; /* first poller of the round robin */
+	struct pmd_blk_stats *stats;
+};
+
+/*
+ * One frontend connection (rte_vhost vid) to a device.  A device accepts
+ * more than one: a frontend that reconnects may be accepted before
+ * rte_vhost has processed the previous connection's hang-up.
+ */
+struct pmd_conn {
+	struct pmd_blk *dev;
+	int vid;
 	uint64_t restart_mask; /* queues stopped by a SET_MEM_TABLE pre hook */
 	struct pmd_vq *vq[PMD_MAX_QUEUES];
 	struct rte_vhost_memory *mem[PMD_MAX_QUEUES];
-	struct pmd_blk_stats *stats;
 };
 
 static pthread_mutex_t ctl_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct pmd_blk *devs[PMD_MAX_DEVS];
-static struct pmd_blk *by_vid[PMD_MAX_VID];
+static struct pmd_conn *by_vid[PMD_MAX_VID];
 static struct pmd_blk_stats stats_recs[PMD_MAX_DEVS];
 static unsigned nstats;
 static unsigned rr_next;
 
-static struct pmd_blk *dev_of_vid(int vid)
+static struct pmd_conn *conn_of_vid(int vid)
 {
 	if (vid < 0 || vid >= PMD_MAX_VID)
 		return NULL;
@@ -100,32 +110,32 @@ static unsigned queue_poller(const struct pmd_blk *dev, uint16_t qid)
 	return (dev->rr_base + qid) % n;
 }
 
-static void queue_stop(struct pmd_blk *dev, uint16_t qid)
+static void queue_stop(struct pmd_conn *c, uint16_t qid)
 {
 	struct pmd_vq *q;
 
-	if (qid >= PMD_MAX_QUEUES || dev->vq[qid] == NULL)
+	if (qid >= PMD_MAX_QUEUES || c->vq[qid] == NULL)
 		return;
-	q = dev->vq[qid];
+	q = c->vq[qid];
 	pmd_poller_detach(q);
-	rte_vhost_set_vring_base(dev->vid, qid, q->last_avail, q->used_idx);
-	stats_add(&dev->stats->q[qid], &q->st);
-	dev->vq[qid] = NULL;
+	rte_vhost_set_vring_base(c->vid, qid, q->last_avail, q->used_idx);
+	stats_add(&c->dev->stats->q[qid], &q->st);
+	c->vq[qid] = NULL;
 	pmd_vq_free(q);
-	free(dev->mem[qid]);
-	dev->mem[qid] = NULL;
+	free(c->mem[qid]);
+	c->mem[qid] = NULL;
 }
 
-static void queue_stop_all(struct pmd_blk *dev, uint64_t *stopped)
+static void queue_stop_all(struct pmd_conn *c, uint64_t *stopped)
 {
 	uint16_t qid;
 
 	for (qid = 0; qid < PMD_MAX_QUEUES; qid++) {
-		if (dev->vq[qid] == NULL)
+		if (c->vq[qid] == NULL)
 			continue;
 		if (stopped != NULL)
 			*stopped |= 1ULL << qid;
-		queue_stop(dev, qid);
+		queue_stop(c, qid);
 	}
 }
 
@@ -135,7 +145,7 @@ static void queue_stop_all(struct pmd_blk *dev, uint64_t *stopped)
  * backend took but never completed (newest first); they are handed to the
  * queue oldest first and the list is marked consumed.
  */
-static void queue_setup_inflight(struct pmd_blk *dev, uint16_t qid, struct pmd_vq_setup *s,
+static void queue_setup_inflight(struct pmd_conn *c, uint16_t qid, struct pmd_vq_setup *s,
 				 uint16_t *heads)
 {
 	struct rte_vhost_ring_inflight ri;
@@ -143,7 +153,7 @@ static void queue_setup_inflight(struct pmd_blk *dev, uint16_t qid, struct pmd_v
 	uint16_t i, n = 0;
 
 	memset(&ri, 0, sizeof(ri));
-	if (rte_vhost_get_vhost_ring_inflight(dev->vid, qid, &ri) != 0 || ri.inflight_split == NULL)
+	if (rte_vhost_get_vhost_ring_inflight(c->vid, qid, &ri) != 0 || ri.inflight_split == NULL)
 		return;
 	s->inflight = true;
 	rs = ri.resubmit_inflight;
@@ -157,19 +167,20 @@ static void queue_setup_inflight(struct pmd_blk *dev, uint16_t qid, struct pmd_v
 	s->resubmit = heads;
 	s->nresubmit = n;
 	if (n > 0)
-		PMD_LOG(INFO, "%s queue %u: replaying %u in-flight requests", dev->path, qid, n);
+		PMD_LOG(INFO, "%s queue %u: replaying %u in-flight requests", c->dev->path, qid, n);
 }
 
 /* Read the vring and features from rte_vhost; false if not usable yet. */
-static bool queue_setup(struct pmd_blk *dev, uint16_t qid, struct pmd_vq_setup *s, uint16_t *heads)
+static bool queue_setup(struct pmd_conn *c, uint16_t qid, struct pmd_vq_setup *s, uint16_t *heads)
 {
+	struct pmd_blk *dev = c->dev;
 	struct rte_vhost_vring vr;
 	uint64_t features = 0;
 	uint16_t la = 0, lu = 0;
 
-	if (rte_vhost_get_negotiated_features(dev->vid, &features) != 0 ||
-	    rte_vhost_get_vhost_vring(dev->vid, qid, &vr) != 0 ||
-	    rte_vhost_get_vring_base(dev->vid, qid, &la, &lu) != 0)
+	if (rte_vhost_get_negotiated_features(c->vid, &features) != 0 ||
+	    rte_vhost_get_vhost_vring(c->vid, qid, &vr) != 0 ||
+	    rte_vhost_get_vring_base(c->vid, qid, &la, &lu) != 0)
 		return false;
 	if (vr.desc == NULL || vr.avail == NULL || vr.used == NULL || vr.size == 0 ||
 	    vr.size > PMD_VQ_MAX_SIZE || (vr.size & (vr.size - 1)) != 0) {
@@ -187,29 +198,30 @@ static bool queue_setup(struct pmd_blk *dev, uint16_t qid, struct pmd_vq_setup *
 	s->event_idx = features & (1ULL << VIRTIO_RING_F_EVENT_IDX);
 	s->indirect = features & (1ULL << VIRTIO_RING_F_INDIRECT_DESC);
 	s->target = &dev->target;
-	s->vid = dev->vid;
+	s->vid = c->vid;
 	s->qid = qid;
-	queue_setup_inflight(dev, qid, s, heads);
+	queue_setup_inflight(c, qid, s, heads);
 	return true;
 }
 
-static void queue_start(struct pmd_blk *dev, uint16_t qid)
+static void queue_start(struct pmd_conn *c, uint16_t qid)
 {
 	static uint16_t heads[PMD_VQ_MAX_SIZE]; /* ctl_lock held */
+	struct pmd_blk *dev = c->dev;
 	struct rte_vhost_memory *mem = NULL;
 	struct pmd_vq_setup s;
 	struct pmd_vq *q;
 
-	if (dev->closing || dev->vid < 0 || dev->vq[qid] != NULL)
+	if (dev->closing || c->vq[qid] != NULL)
 		return;
 	if (qid >= dev->params.queues) {
 		PMD_LOG(ERR, "%s: queue %u enabled but only %u offered; ignored", dev->path, qid,
 			dev->params.queues);
 		return;
 	}
-	if (!queue_setup(dev, qid, &s, heads))
+	if (!queue_setup(c, qid, &s, heads))
 		return;
-	if (rte_vhost_get_mem_table(dev->vid, &mem) != 0 || mem == NULL) {
+	if (rte_vhost_get_mem_table(c->vid, &mem) != 0 || mem == NULL) {
 		PMD_LOG(ERR, "%s queue %u: no guest memory table", dev->path, qid);
 		return;
 	}
@@ -224,12 +236,12 @@ static void queue_start(struct pmd_blk *dev, uint16_t qid)
 	PMD_LOG(INFO, "%s queue %u: started, size %u, avail %u, used %u, event_idx %d, call %s%s",
 		dev->path, qid, s.size, s.last_avail, s.last_used, s.event_idx,
 		s.callfd >= 0 ? "on" : "off (poll queue)", s.inflight ? ", inflight tracked" : "");
-	dev->vq[qid] = q;
-	dev->mem[qid] = mem;
+	c->vq[qid] = q;
+	c->mem[qid] = mem;
 	if (pmd_poller_attach(queue_poller(dev, qid), q) != 0) {
 		PMD_LOG(ERR, "%s queue %u: cannot hand to a poller", dev->path, qid);
-		dev->vq[qid] = NULL;
-		dev->mem[qid] = NULL;
+		c->vq[qid] = NULL;
+		c->mem[qid] = NULL;
 		pmd_vq_free(q);
 		free(mem);
 	}
@@ -241,14 +253,16 @@ static enum rte_vhost_msg_result pre_msg(int vid, void *arg)
 {
 	struct pmd_vhu_msg *msg = arg;
 	enum rte_vhost_msg_result r = RTE_VHOST_MSG_RESULT_NOT_HANDLED;
+	struct pmd_conn *c;
 	struct pmd_blk *dev;
 
 	pthread_mutex_lock(&ctl_lock);
-	dev = dev_of_vid(vid);
-	if (dev == NULL) {
+	c = conn_of_vid(vid);
+	if (c == NULL) {
 		pthread_mutex_unlock(&ctl_lock);
 		return r;
 	}
+	dev = c->dev;
 	switch (msg->request) {
 	case PMD_VHU_GET_CONFIG:
 		pmd_blk_config_get(&dev->cfg, msg);
@@ -264,13 +278,13 @@ static enum rte_vhost_msg_result pre_msg(int vid, void *arg)
 		r = RTE_VHOST_MSG_RESULT_REPLY;
 		break;
 	case PMD_VHU_GET_VRING_BASE:
-		queue_stop(dev, (uint16_t)msg->payload.state.index);
+		queue_stop(c, (uint16_t)msg->payload.state.index);
 		break;
 	case PMD_VHU_SET_MEM_TABLE:
-		queue_stop_all(dev, &dev->restart_mask);
+		queue_stop_all(c, &c->restart_mask);
 		break;
 	case PMD_VHU_RESET_OWNER:
-		queue_stop_all(dev, NULL);
+		queue_stop_all(c, NULL);
 		break;
 	default:
 		break;
@@ -282,19 +296,19 @@ static enum rte_vhost_msg_result pre_msg(int vid, void *arg)
 static enum rte_vhost_msg_result post_msg(int vid, void *arg)
 {
 	struct pmd_vhu_msg *msg = arg;
-	struct pmd_blk *dev;
+	struct pmd_conn *c;
 	uint16_t qid;
 
 	if (msg->request != PMD_VHU_SET_MEM_TABLE)
 		return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
 	pthread_mutex_lock(&ctl_lock);
-	dev = dev_of_vid(vid);
-	for (qid = 0; dev != NULL && qid < PMD_MAX_QUEUES; qid++) {
-		if (dev->restart_mask & (1ULL << qid))
-			queue_start(dev, qid);
+	c = conn_of_vid(vid);
+	for (qid = 0; c != NULL && qid < PMD_MAX_QUEUES; qid++) {
+		if (c->restart_mask & (1ULL << qid))
+			queue_start(c, qid);
 	}
-	if (dev != NULL)
-		dev->restart_mask = 0;
+	if (c != NULL)
+		c->restart_mask = 0;
 	pthread_mutex_unlock(&ctl_lock);
 	return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
 }
@@ -318,6 +332,7 @@ static struct pmd_blk *dev_of_path(const char *path)
 static int on_new_connection(int vid)
 {
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	struct pmd_conn *c = NULL;
 	struct pmd_blk *dev;
 	int rc = -1;
 
@@ -327,47 +342,56 @@ static int on_new_connection(int vid)
 	dev = dev_of_path(path);
 	if (dev == NULL || dev->closing) {
 		PMD_LOG(ERR, "%s: connection refused, device is going away", path);
-	} else if (dev->vid >= 0) {
-		PMD_LOG(ERR, "%s: a frontend is already connected; second connection refused",
-			path);
+	} else if (by_vid[vid] != NULL || (c = calloc(1, sizeof(*c))) == NULL) {
+		PMD_LOG(ERR, "%s: connection refused, out of memory", path);
 	} else if (rte_vhost_extern_callback_register(vid, &extern_ops, NULL) != 0) {
 		PMD_LOG(ERR, "%s: cannot register message hooks", path);
+		free(c);
 	} else {
-		dev->vid = vid;
-		dev->restart_mask = 0;
+		c->dev = dev;
+		c->vid = vid;
+		by_vid[vid] = c;
+		if (dev->stats->live_conns++ > 0)
+			PMD_LOG(WARNING, "%s: %u frontends connected at once", path,
+				dev->stats->live_conns);
 		dev->stats->connections++;
-		by_vid[vid] = dev;
 		rc = 0;
 	}
 	pthread_mutex_unlock(&ctl_lock);
 	return rc;
 }
 
+/* Stop every queue of a connection and forget it (ctl_lock held). */
+static void conn_drop(struct pmd_conn *c)
+{
+	queue_stop_all(c, NULL);
+	c->dev->stats->live_conns--;
+	by_vid[c->vid] = NULL;
+	free(c);
+}
+
 static void on_destroy_connection(int vid)
 {
-	struct pmd_blk *dev;
+	struct pmd_conn *c;
 
 	pthread_mutex_lock(&ctl_lock);
-	dev = dev_of_vid(vid);
-	if (dev != NULL) {
-		queue_stop_all(dev, NULL);
-		dev->vid = -1;
-		by_vid[vid] = NULL;
-	}
+	c = conn_of_vid(vid);
+	if (c != NULL)
+		conn_drop(c);
 	pthread_mutex_unlock(&ctl_lock);
 }
 
 static int on_vring_state_changed(int vid, uint16_t qid, int enable)
 {
-	struct pmd_blk *dev;
+	struct pmd_conn *c;
 
 	pthread_mutex_lock(&ctl_lock);
-	dev = dev_of_vid(vid);
-	if (dev != NULL && qid < PMD_MAX_QUEUES) {
+	c = conn_of_vid(vid);
+	if (c != NULL && qid < PMD_MAX_QUEUES) {
 		if (enable)
-			queue_start(dev, qid);
+			queue_start(c, qid);
 		else
-			queue_stop(dev, qid);
+			queue_stop(c, qid);
 	}
 	pthread_mutex_unlock(&ctl_lock);
 	return 0;
@@ -533,7 +557,6 @@ int pmd_blk_create(const struct pmd_blk_params *params, const struct fm_model_op
 	dev->params = *params;
 	snprintf(dev->path, sizeof(dev->path), "%s", params->path);
 	dev->params.path = dev->path;
-	dev->vid = -1;
 	dev->target.capacity = params->capacity_bytes;
 	dev->target.blk_size = params->blk_size;
 	dev->target.readonly = params->readonly;
@@ -567,6 +590,23 @@ int pmd_blk_create(const struct pmd_blk_params *params, const struct fm_model_op
 	return 0;
 }
 
+/* Stop the queues of every connection of dev; drop the connections too. */
+static void dev_conns_stop(struct pmd_blk *dev, bool drop)
+{
+	int vid;
+
+	for (vid = 0; vid < PMD_MAX_VID; vid++) {
+		struct pmd_conn *c = by_vid[vid];
+
+		if (c == NULL || c->dev != dev)
+			continue;
+		if (drop)
+			conn_drop(c);
+		else
+			queue_stop_all(c, NULL);
+	}
+}
+
 void pmd_blk_destroy(struct pmd_blk *dev)
 {
 	unsigned i;
@@ -575,14 +615,15 @@ void pmd_blk_destroy(struct pmd_blk *dev)
 		return;
 	pthread_mutex_lock(&ctl_lock);
 	dev->closing = true;
-	queue_stop_all(dev, NULL);
+	dev_conns_stop(dev, false);
 	pthread_mutex_unlock(&ctl_lock);
-	/* never with ctl_lock held: rte_vhost waits for its callbacks to return */
+	/*
+	 * never with ctl_lock held: rte_vhost waits for its callbacks to
+	 * return; it closes the connections without destroy_connection.
+	 */
 	dev_unregister(dev);
 	pthread_mutex_lock(&ctl_lock);
-	queue_stop_all(dev, NULL);
-	if (dev->vid >= 0 && dev->vid < PMD_MAX_VID)
-		by_vid[dev->vid] = NULL;
+	dev_conns_stop(dev, true);
 	for (i = 0; i < PMD_MAX_DEVS; i++) {
 		if (devs[i] == dev)
 			devs[i] = NULL;
@@ -611,14 +652,18 @@ void pmd_stats(FILE *out)
 	pthread_mutex_lock(&ctl_lock);
 	for (i = 0; i < nstats; i++) {
 		const struct pmd_blk_stats *rec = &stats_recs[i];
-		const struct pmd_blk *dev = dev_of_path(rec->path);
 
 		fprintf(out, "device %s connections %" PRIu64 "\n", rec->path, rec->connections);
 		for (q = 0; q < rec->queues; q++) {
 			struct pmd_vq_stats s = rec->q[q];
+			int vid;
 
-			if (dev != NULL && dev->stats == rec && dev->vq[q] != NULL)
-				stats_add(&s, &dev->vq[q]->st);
+			for (vid = 0; vid < PMD_MAX_VID; vid++) {
+				const struct pmd_conn *c = by_vid[vid];
+
+				if (c != NULL && c->dev->stats == rec && c->vq[q] != NULL)
+					stats_add(&s, &c->vq[q]->st);
+			}
 			stats_print_queue(out, q, &s);
 		}
 	}

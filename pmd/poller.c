@@ -61,6 +61,23 @@ unsigned pmd_poller_count(void)
 	return npollers;
 }
 
+/*
+ * Wait for a poller to apply a message.  Spin briefly, then sleep between
+ * checks so that a waiting control thread sharing the poller's CPU does not
+ * starve it.
+ */
+static void ctl_wait(struct ctl_msg *m)
+{
+	unsigned spins = 0;
+
+	while (!__atomic_load_n(&m->done, __ATOMIC_ACQUIRE)) {
+		if (++spins > 1000)
+			usleep(10);
+		else
+			rte_pause();
+	}
+}
+
 static void poller_apply(struct pmd_poller *p, struct ctl_msg *m)
 {
 	unsigned i;
@@ -183,8 +200,7 @@ int pmd_poller_attach(unsigned idx, struct pmd_vq *q)
 			rte_pause();
 		pthread_mutex_unlock(&poller_lock);
 		/* the poller sets done; wait so that m can be freed */
-		while (!__atomic_load_n(&m->done, __ATOMIC_ACQUIRE))
-			rte_pause();
+		ctl_wait(m);
 	} else {
 		poller_apply(p, m);
 		pthread_mutex_unlock(&poller_lock);
@@ -197,7 +213,6 @@ void pmd_poller_detach(struct pmd_vq *q)
 {
 	struct pmd_poller *p = pollers[q->poller];
 	struct ctl_msg m = {.type = CTL_DETACH, .q = q};
-	unsigned spins = 0;
 
 	pthread_mutex_lock(&poller_lock);
 	if (!p->running) {
@@ -208,12 +223,7 @@ void pmd_poller_detach(struct pmd_vq *q)
 	while (rte_ring_mp_enqueue(p->ctl, &m) != 0)
 		rte_pause();
 	pthread_mutex_unlock(&poller_lock);
-	while (!__atomic_load_n(&m.done, __ATOMIC_ACQUIRE)) {
-		if (++spins > 1000)
-			usleep(10);
-		else
-			rte_pause();
-	}
+	ctl_wait(&m);
 }
 
 int pmd_pollers_start(void)
