@@ -85,6 +85,9 @@ static void poller_apply(struct pmd_poller *p, struct ctl_msg *m)
 	if (m->type == CTL_ATTACH) {
 		if (p->nvq < PMD_POLLER_MAX_VQ)
 			p->vqs[p->nvq++] = m->q;
+		else
+			PMD_LOG(ERR, "poller %u: more than %u queues; %s queue %u not served",
+				p->idx, PMD_POLLER_MAX_VQ, m->q->name, m->q->qid);
 	} else {
 		for (i = 0; i < p->nvq; i++) {
 			if (p->vqs[i] != m->q)

@@ -18,7 +18,7 @@
 #include "pmd/vq.h"
 
 /* Queues one poller can hold. */
-#define PMD_POLLER_MAX_VQ 1024
+#define PMD_POLLER_MAX_VQ 4096
 
 /* Number of pollers configured by pmd_init(); 0 before. */
 unsigned pmd_poller_count(void);
