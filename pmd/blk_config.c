@@ -47,7 +47,7 @@ void pmd_blk_config_init(struct pmd_blk_config *cfg, const struct pmd_blk_params
 	cfg->seg_max = PMD_BLK_SEG_MAX;
 	cfg->blk_size = p->blk_size;
 	cfg->min_io_size = 1;
-	cfg->opt_io_size = 1;
+	cfg->opt_io_size = 0; /* no preferred I/O size: none is faster */
 	cfg->wce = 1;
 	cfg->num_queues = (uint16_t)p->queues;
 	cfg->max_discard_sectors = PMD_BLK_MAX_DWZ_SECTORS;
