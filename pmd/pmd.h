@@ -49,6 +49,9 @@ int pmd_init(const unsigned *lcores, unsigned n, bool main_polls);
 /*
  * Create a device and start listening on params->path.  A path in use by a
  * live listener is refused (-EADDRINUSE); a stale socket file is replaced.
+ * The socket gets params->sock_mode.  Frontends may reconnect at any time;
+ * with VHOST_USER_PROTOCOL_F_INFLIGHT_SHMFD requests a killed femud had
+ * taken are replayed on reconnect.
  * The model's submit() is called from pollers; when ops->single_writer is
  * set all of the device's queues go to one poller.
  * On error returns a negative errno and writes a message to err.
@@ -75,7 +78,18 @@ void pmd_poller_run_main(void);
 /* Ask every poller to return, and wait for the worker lcores. */
 void pmd_pollers_stop(void);
 
-/* Print per-device, per-queue counters (requests, kicks, calls, errors, late completions). */
+/*
+ * Print per-device, per-queue counters, one "key value" list per line:
+ *   device PATH connections N
+ *     qI requests .. read_bytes .. write_bytes .. errors .. calls .. calls_saved ..
+ *        deferred .. late .. late_ns_avg .. late_ns_max .. broken .. resubmitted ..
+ *   poller I lcore L queues N sweeps .. busy_sweeps ..
+ * calls: interrupts sent; calls_saved: used-ring updates the guest asked no
+ * interrupt for (kicks are always suppressed while polling); deferred:
+ * completions posted from the timer heap, late: of those, posted > 1 us
+ * after due; resubmitted: requests replayed from the inflight region after a
+ * reconnect.  Counters of destroyed devices are kept.
+ */
 void pmd_stats(FILE *out);
 
 /*
