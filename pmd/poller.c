@@ -113,15 +113,14 @@ static int poller_loop(void *arg)
 	struct pmd_poller *p = arg;
 
 	while (!__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE)) {
-		uint64_t now;
 		unsigned work = 0;
 		unsigned i;
 
 		if (!rte_ring_empty(p->ctl))
 			poller_drain_ctl(p);
-		now = pmd_now_ns();
+		/* a fresh clock per queue: due completions of later queues stay on time */
 		for (i = 0; i < p->nvq; i++)
-			work += pmd_vq_sweep(p->vqs[i], now, &p->chain);
+			work += pmd_vq_sweep(p->vqs[i], pmd_now_ns(), &p->chain);
 		p->sweeps++;
 		if (work)
 			p->busy_sweeps++;
