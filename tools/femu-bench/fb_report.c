@@ -52,7 +52,7 @@ void fb_report_text(FILE *out, const struct fb_opts *o, const struct fb_result *
 		s.cpu_pct, s.ios_per_cpu_s);
 	fprintf(out, "  kicks %" PRIu64 " (%.4f per I/O)\n", r->kicks, s.kicks_per_io);
 	if (o->verify)
-		fprintf(out, "  verify: %" PRIu64 " bad sectors (generation %" PRIu64 ")\n",
+		fprintf(out, "  verify: %" PRIu64 " reads failed (generation %" PRIu64 ")\n",
 			r->verify_errors, o->verify_gen);
 	if (r->io_errors)
 		fprintf(out, "  I/O errors: %" PRIu64 "\n", r->io_errors);
