@@ -81,11 +81,12 @@ void pmd_pollers_stop(void);
 /*
  * Print per-device, per-queue counters, one "key value" list per line:
  *   device PATH connections N
- *     qI requests .. read_bytes .. write_bytes .. errors .. calls .. calls_saved ..
+ *     qI requests .. read_bytes .. write_bytes .. errors .. kicks .. calls .. calls_saved ..
  *        deferred .. late .. late_ns_avg .. late_ns_max .. broken .. resubmitted ..
  *   poller I lcore L queues N sweeps .. busy_sweeps ..
- * calls: interrupts sent; calls_saved: used-ring updates the guest asked no
- * interrupt for (kicks are always suppressed while polling); deferred:
+ * kicks: notifications the guest sent anyway (kicks are suppressed while
+ * polling; requests - kicks were avoided); calls: interrupts sent;
+ * calls_saved: used-ring updates the guest asked no interrupt for; deferred:
  * completions posted from the timer heap, late: of those, posted > 1 us
  * after due; resubmitted: requests replayed from the inflight region after a
  * reconnect.  Counters of destroyed devices are kept.

@@ -15,6 +15,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,6 +98,23 @@ static void stats_add(struct pmd_vq_stats *a, const struct pmd_vq_stats *b)
 		a->late_ns_max = b->late_ns_max;
 	a->broken += b->broken;
 	a->resubmitted += b->resubmitted;
+	a->kicks += b->kicks;
+}
+
+/*
+ * Number of kicks the guest sent since the last call, read from the kick
+ * eventfd (control path only; pollers never look at it).
+ */
+static uint64_t kicks_drain(int kickfd)
+{
+	struct pollfd pfd = {.fd = kickfd, .events = POLLIN};
+	uint64_t n = 0;
+
+	if (kickfd < 0 || poll(&pfd, 1, 0) != 1 || !(pfd.revents & POLLIN))
+		return 0;
+	if (read(kickfd, &n, sizeof(n)) != sizeof(n))
+		return 0;
+	return n;
 }
 
 /* ---- queue lifecycle (ctl_lock held) ---- */
@@ -118,6 +136,7 @@ static void queue_stop(struct pmd_conn *c, uint16_t qid)
 		return;
 	q = c->vq[qid];
 	pmd_poller_detach(q);
+	q->st.kicks += kicks_drain(q->kickfd);
 	rte_vhost_set_vring_base(c->vid, qid, q->last_avail, q->used_idx);
 	stats_add(&c->dev->stats->q[qid], &q->st);
 	c->vq[qid] = NULL;
@@ -195,6 +214,7 @@ static bool queue_setup(struct pmd_conn *c, uint16_t qid, struct pmd_vq_setup *s
 	s->last_avail = la;
 	s->last_used = lu;
 	s->callfd = vr.callfd;
+	s->kickfd = vr.kickfd;
 	s->event_idx = features & (1ULL << VIRTIO_RING_F_EVENT_IDX);
 	s->indirect = features & (1ULL << VIRTIO_RING_F_INDIRECT_DESC);
 	s->target = &dev->target;
@@ -233,6 +253,7 @@ static void queue_start(struct pmd_conn *c, uint16_t qid)
 		return;
 	}
 	q->name = dev->path;
+	kicks_drain(q->kickfd); /* count from the start of this queue */
 	PMD_LOG(INFO, "%s queue %u: started, size %u, avail %u, used %u, event_idx %d, call %s%s",
 		dev->path, qid, s.size, s.last_avail, s.last_used, s.event_idx,
 		s.callfd >= 0 ? "on" : "off (poll queue)", s.inflight ? ", inflight tracked" : "");
@@ -637,12 +658,12 @@ static void stats_print_queue(FILE *out, unsigned qid, const struct pmd_vq_stats
 {
 	fprintf(out,
 		"  q%u requests %" PRIu64 " read_bytes %" PRIu64 " write_bytes %" PRIu64
-		" errors %" PRIu64 " calls %" PRIu64 " calls_saved %" PRIu64 " deferred %" PRIu64
-		" late %" PRIu64 " late_ns_avg %" PRIu64 " late_ns_max %" PRIu64 " broken %" PRIu64
-		" resubmitted %" PRIu64 "\n",
-		qid, s->requests, s->rd_bytes, s->wr_bytes, s->errors, s->calls, s->calls_saved,
-		s->deferred, s->late, s->late ? s->late_ns_sum / s->late : 0, s->late_ns_max,
-		s->broken, s->resubmitted);
+		" errors %" PRIu64 " kicks %" PRIu64 " calls %" PRIu64 " calls_saved %" PRIu64
+		" deferred %" PRIu64 " late %" PRIu64 " late_ns_avg %" PRIu64
+		" late_ns_max %" PRIu64 " broken %" PRIu64 " resubmitted %" PRIu64 "\n",
+		qid, s->requests, s->rd_bytes, s->wr_bytes, s->errors, s->kicks, s->calls,
+		s->calls_saved, s->deferred, s->late, s->late ? s->late_ns_sum / s->late : 0,
+		s->late_ns_max, s->broken, s->resubmitted);
 }
 
 void pmd_stats(FILE *out)
@@ -659,10 +680,12 @@ void pmd_stats(FILE *out)
 			int vid;
 
 			for (vid = 0; vid < PMD_MAX_VID; vid++) {
-				const struct pmd_conn *c = by_vid[vid];
+				struct pmd_conn *c = by_vid[vid];
 
-				if (c != NULL && c->dev->stats == rec && c->vq[q] != NULL)
+				if (c != NULL && c->dev->stats == rec && c->vq[q] != NULL) {
+					c->vq[q]->st.kicks += kicks_drain(c->vq[q]->kickfd);
 					stats_add(&s, &c->vq[q]->st);
+				}
 			}
 			stats_print_queue(out, q, &s);
 		}

@@ -81,6 +81,7 @@ struct pmd_vq *pmd_vq_create(const struct pmd_vq_setup *s)
 	q->used_idx = s->last_used;
 	q->signalled_used = s->last_used;
 	q->callfd = s->callfd;
+	q->kickfd = s->kickfd;
 	q->event_idx = s->event_idx;
 	q->indirect = s->indirect;
 	q->name = "";

@@ -43,6 +43,7 @@ struct pmd_vq_stats {
 	uint64_t late_ns_max;
 	uint64_t broken;      /* times the queue was stopped for an unanswerable chain */
 	uint64_t resubmitted; /* requests replayed from the inflight region */
+	uint64_t kicks;	      /* guest notifications received (counted by control code) */
 } __rte_cache_aligned;
 
 /* A completion waiting for its due time. */
@@ -63,6 +64,7 @@ struct pmd_vq_setup {
 	uint16_t last_avail; /* next avail entry to serve */
 	uint16_t last_used;  /* used->idx to continue from */
 	int callfd;	     /* < 0: no interrupts (poll queue) */
+	int kickfd;	     /* never read by the poller; < 0: none */
 	bool event_idx;
 	bool indirect;
 	struct rte_vhost_memory *mem; /* guest memory map, owned by the caller */
@@ -91,6 +93,7 @@ struct pmd_vq {
 	uint16_t signalled_used; /* used_idx when the last call decision was made */
 	uint16_t avail_event;	 /* value last written to avail_event */
 	int callfd;
+	int kickfd; /* control code only: drained to count kicks */
 	bool event_idx;
 	bool indirect;
 	bool broken;
