@@ -497,51 +497,6 @@ static void b_ind_next_out_of_table(struct hctx *h)
 	t[1].next = 77;
 }
 
-static int c_chain_loop(const struct fb_opts *o)
-{
-	return chain_case(o, b_loop);
-}
-static int c_chain_self_loop(const struct fb_opts *o)
-{
-	return chain_case(o, b_self_loop);
-}
-static int c_next_out_of_range(const struct fb_opts *o)
-{
-	return chain_case(o, b_next_out_of_range);
-}
-static int c_head_out_of_range(const struct fb_opts *o)
-{
-	return chain_case(o, b_head_out_of_range);
-}
-static int c_chain_longer_than_ring(const struct fb_opts *o)
-{
-	return chain_case(o, b_chain_longer_than_ring);
-}
-static int c_indirect_loop(const struct fb_opts *o)
-{
-	return chain_case(o, b_ind_loop);
-}
-static int c_indirect_longer_than_ring(const struct fb_opts *o)
-{
-	return chain_case(o, b_ind_too_long);
-}
-static int c_indirect_outside_mem(const struct fb_opts *o)
-{
-	return chain_case(o, b_ind_outside);
-}
-static int c_indirect_len_not_16(const struct fb_opts *o)
-{
-	return chain_case(o, b_ind_bad_len);
-}
-static int c_indirect_nested(const struct fb_opts *o)
-{
-	return chain_case(o, b_ind_nested);
-}
-static int c_indirect_next_outside_table(const struct fb_opts *o)
-{
-	return chain_case(o, b_ind_next_out_of_table);
-}
-
 /* The avail index jumps ahead by more than the ring size. */
 static int c_avail_idx_jump(const struct fb_opts *o)
 {
@@ -598,12 +553,12 @@ static int c_disconnect_in_flight(const struct fb_opts *o)
 /* ---- protocol messages ---- */
 
 /* Send one message on a negotiated connection, wait briefly (answer or close). */
-static int send_then_close(const struct fb_opts *o, bool start, uint32_t req, const void *p,
-			   uint32_t size, const int *fds, unsigned nfds)
+static int send_then_close(const struct fb_opts *o, uint32_t req, const void *p, uint32_t size,
+			   const int *fds, unsigned nfds)
 {
 	struct hctx h;
 
-	if (hctx_open(&h, o, start) < 0)
+	if (hctx_open(&h, o, false) < 0)
 		return -1;
 	vu_send(&h.dev.conn, req, 0, p, size, fds, nfds);
 	vu_sync(&h.dev.conn); /* answered or not, bounded by the timeout */
@@ -611,118 +566,29 @@ static int send_then_close(const struct fb_opts *o, bool start, uint32_t req, co
 	return 0;
 }
 
-static int c_vring_num_zero(const struct fb_opts *o)
-{
-	struct vu_vring_state s = {0, 0};
-	return send_then_close(o, false, VU_SET_VRING_NUM, &s, sizeof(s), NULL, 0);
-}
-static int c_vring_num_not_pow2(const struct fb_opts *o)
-{
-	struct vu_vring_state s = {0, 1000};
-	return send_then_close(o, false, VU_SET_VRING_NUM, &s, sizeof(s), NULL, 0);
-}
-static int c_vring_num_huge(const struct fb_opts *o)
-{
-	struct vu_vring_state s = {0, 65536};
-	return send_then_close(o, false, VU_SET_VRING_NUM, &s, sizeof(s), NULL, 0);
-}
-static int c_vring_index_out_of_range(const struct fb_opts *o)
-{
-	struct vu_vring_state s = {4000, 128};
-	return send_then_close(o, false, VU_SET_VRING_NUM, &s, sizeof(s), NULL, 0);
-}
-static int c_vring_base_out_of_range(const struct fb_opts *o)
-{
-	struct vu_vring_state s = {1000000, 7};
-	return send_then_close(o, false, VU_SET_VRING_BASE, &s, sizeof(s), NULL, 0);
-}
-static int c_vring_enable_out_of_range(const struct fb_opts *o)
-{
-	struct vu_vring_state s = {513, 1};
-	return send_then_close(o, false, VU_SET_VRING_ENABLE, &s, sizeof(s), NULL, 0);
-}
-static int c_get_vring_base_out_of_range(const struct fb_opts *o)
-{
-	struct vu_vring_state s = {999, 0};
-	return send_then_close(o, false, VU_GET_VRING_BASE, &s, sizeof(s), NULL, 0);
-}
-static int c_vring_kick_index_out_of_range(const struct fb_opts *o)
-{
-	uint64_t v = 300 | VU_VRING_NOFD;
-	return send_then_close(o, false, VU_SET_VRING_KICK, &v, sizeof(v), NULL, 0);
-}
-static int c_vring_kick_missing_fd(const struct fb_opts *o)
-{
-	uint64_t v = 0; /* no NOFD flag and no fd attached */
-	return send_then_close(o, false, VU_SET_VRING_KICK, &v, sizeof(v), NULL, 0);
-}
-static int c_vring_call_missing_fd(const struct fb_opts *o)
-{
-	uint64_t v = 0;
-	return send_then_close(o, false, VU_SET_VRING_CALL, &v, sizeof(v), NULL, 0);
-}
-static int c_unknown_request(const struct fb_opts *o)
-{
-	uint64_t v = 0;
-	return send_then_close(o, false, 9999, &v, sizeof(v), NULL, 0);
-}
-static int c_short_payload(const struct fb_opts *o)
-{
-	uint32_t v = 0;
-	return send_then_close(o, false, VU_SET_VRING_NUM, &v, sizeof(v), NULL, 0);
-}
-static int c_features_short_payload(const struct fb_opts *o)
-{
-	uint16_t v = 0xffff;
-	return send_then_close(o, false, VU_SET_FEATURES, &v, sizeof(v), NULL, 0);
-}
-static int c_features_all_bits(const struct fb_opts *o)
-{
-	uint64_t v = ~0ull;
-	return send_then_close(o, false, VU_SET_FEATURES, &v, sizeof(v), NULL, 0);
-}
-static int c_get_config_too_big(const struct fb_opts *o)
-{
-	struct vu_config c = {.offset = 0, .size = 4096};
-	return send_then_close(o, false, VU_GET_CONFIG, &c, sizeof(c), NULL, 0);
-}
-static int c_get_config_offset_past_end(const struct fb_opts *o)
-{
-	struct vu_config c = {.offset = 250, .size = 200};
-	return send_then_close(o, false, VU_GET_CONFIG, &c, sizeof(c), NULL, 0);
-}
-static int c_set_config_too_big(const struct fb_opts *o)
-{
-	struct vu_config c = {.offset = 200, .size = 256};
-	return send_then_close(o, false, VU_SET_CONFIG, &c, sizeof(c), NULL, 0);
-}
-
-static int c_mem_table_no_regions(const struct fb_opts *o)
-{
-	struct vu_mem_table t = {.nregions = 0};
-	return send_then_close(o, false, VU_SET_MEM_TABLE, &t, 8 + sizeof(struct vu_region), NULL,
-			       0);
-}
-
-static int c_mem_table_too_many_regions(const struct fb_opts *o)
-{
-	struct vu_mem_table t;
-	memset(&t, 0, sizeof(t));
-	t.nregions = 4096;
-	return send_then_close(o, false, VU_SET_MEM_TABLE, &t, sizeof(t), NULL, 0);
-}
-
-static int c_mem_table_without_fd(const struct fb_opts *o)
-{
-	struct vu_mem_table t;
-	memset(&t, 0, sizeof(t));
-	t.nregions = 1;
-	t.region[0].gpa = 0;
-	t.region[0].size = 1 << 20;
-	t.region[0].uaddr = 0x7f0000000000ull;
-	return send_then_close(o, false, VU_SET_MEM_TABLE, &t, 8 + sizeof(struct vu_region), NULL,
-			       0);
-}
+/* Payloads of the one-message cases (sent on a negotiated, not started connection). */
+static const struct vu_vring_state st_num_zero = {0, 0};
+static const struct vu_vring_state st_num_not_pow2 = {0, 1000};
+static const struct vu_vring_state st_num_huge = {0, 65536};
+static const struct vu_vring_state st_index_huge = {4000, 128};
+static const struct vu_vring_state st_base_index_huge = {1000000, 7};
+static const struct vu_vring_state st_enable_index_huge = {513, 1};
+static const struct vu_vring_state st_get_base_index_huge = {999, 0};
+static const uint64_t u64_kick_index_huge = 300 | VU_VRING_NOFD;
+static const uint64_t u64_zero; /* index 0, no NOFD flag, and no fd attached */
+static const uint64_t u64_all_ones = ~0ull;
+static const uint32_t u32_short;
+static const uint16_t u16_short = 0xffff;
+static const struct vu_config cfg_too_big = {.offset = 0, .size = 4096};
+static const struct vu_config cfg_offset_past_end = {.offset = 250, .size = 200};
+static const struct vu_config cfg_set_too_big = {.offset = 200, .size = 256};
+static const struct vu_mem_table mt_no_regions = {.nregions = 0};
+static const struct vu_mem_table mt_too_many_regions = {.nregions = 4096};
+static const struct vu_mem_table mt_without_fd = {
+    .nregions = 1,
+    .region = {{.gpa = 0, .size = 1 << 20, .uaddr = 0x7f0000000000ull}},
+};
+#define MT_ONE_REGION (8 + sizeof(struct vu_region))
 
 static int c_mem_table_bad_offset(const struct fb_opts *o)
 {
@@ -738,8 +604,7 @@ static int c_mem_table_bad_offset(const struct fb_opts *o)
 	t.region[0].size = UINT64_MAX - 4096;
 	t.region[0].uaddr = (uintptr_t)m.base;
 	t.region[0].mmap_offset = UINT64_MAX - 10;
-	rc =
-	    send_then_close(o, false, VU_SET_MEM_TABLE, &t, 8 + sizeof(struct vu_region), &m.fd, 1);
+	rc = send_then_close(o, VU_SET_MEM_TABLE, &t, 8 + sizeof(struct vu_region), &m.fd, 1);
 	fb_mem_destroy(&m);
 	return rc;
 }
@@ -845,7 +710,7 @@ static int c_fd_flood(const struct fb_opts *o)
 
 	for (int i = 0; i < VU_MAX_FDS; i++)
 		fds[i] = STDERR_FILENO;
-	rc = send_then_close(o, false, VU_SET_OWNER, NULL, 0, fds, VU_MAX_FDS);
+	rc = send_then_close(o, VU_SET_OWNER, NULL, 0, fds, VU_MAX_FDS);
 	return rc;
 }
 
@@ -873,81 +738,112 @@ static int c_mem_table_shrunk_while_running(const struct fb_opts *o)
 	return rc;
 }
 
+/*
+ * One case: a function with its own logic, or a chain built on a started
+ * queue (build), or one message (request, msg, size) on a negotiated
+ * connection.
+ */
 struct hcase {
 	const char *name;
 	int (*fn)(const struct fb_opts *o);
+	void (*build)(struct hctx *h);
+	uint32_t request;
+	const void *msg;
+	uint32_t size;
 };
 
-#define C(x)                                                                                       \
+#define FN(x)                                                                                      \
 	{                                                                                          \
-#x + 2, x                                                                          \
+		.name = #x, .fn = c_##x                                                            \
+	}
+#define CHAIN(x, b)                                                                                \
+	{                                                                                          \
+		.name = #x, .build = b                                                             \
+	}
+#define MSG(x, req, p, sz)                                                                         \
+	{                                                                                          \
+		.name = #x, .request = req, .msg = p, .size = sz                                   \
 	}
 static const struct hcase cases[] = {
-    C(c_read_past_end),
-    C(c_read_straddle_end),
-    C(c_read_sector_overflow),
-    C(c_read_sector_wrap_bytes),
-    C(c_write_past_end),
-    C(c_data_outside_mem),
-    C(c_data_spans_mem_end),
-    C(c_data_addr_wraps),
-    C(c_data_below_mem),
-    C(c_hdr_outside_mem),
-    C(c_hdr_too_short),
-    C(c_hdr_device_writable),
-    C(c_status_read_only),
-    C(c_status_len_zero),
-    C(c_status_outside_mem),
-    C(c_data_len_not_512),
-    C(c_write_len_not_512),
-    C(c_unknown_type),
-    C(c_read_into_readonly_buf),
-    C(c_write_from_writable_buf),
-    C(c_header_only_chain),
-    C(c_chain_loop),
-    C(c_chain_self_loop),
-    C(c_next_out_of_range),
-    C(c_head_out_of_range),
-    C(c_chain_longer_than_ring),
-    C(c_indirect_loop),
-    C(c_indirect_longer_than_ring),
-    C(c_indirect_outside_mem),
-    C(c_indirect_len_not_16),
-    C(c_indirect_nested),
-    C(c_indirect_next_outside_table),
-    C(c_avail_idx_jump),
-    C(c_get_id_short_buffer),
-    C(c_disconnect_in_flight),
-    C(c_vring_num_zero),
-    C(c_vring_num_not_pow2),
-    C(c_vring_num_huge),
-    C(c_vring_index_out_of_range),
-    C(c_vring_base_out_of_range),
-    C(c_vring_enable_out_of_range),
-    C(c_get_vring_base_out_of_range),
-    C(c_vring_kick_index_out_of_range),
-    C(c_vring_kick_missing_fd),
-    C(c_vring_call_missing_fd),
-    C(c_unknown_request),
-    C(c_short_payload),
-    C(c_features_short_payload),
-    C(c_features_all_bits),
-    C(c_get_config_too_big),
-    C(c_get_config_offset_past_end),
-    C(c_set_config_too_big),
-    C(c_mem_table_no_regions),
-    C(c_mem_table_too_many_regions),
-    C(c_mem_table_without_fd),
-    C(c_mem_table_bad_offset),
-    C(c_vring_before_mem_table),
-    C(c_vring_addr_unmapped),
-    C(c_truncated_payload),
-    C(c_truncated_header),
-    C(c_oversized_message),
-    C(c_bad_version_flags),
-    C(c_fd_flood),
-    C(c_mem_table_shrunk_while_running),
+    FN(read_past_end),
+    FN(read_straddle_end),
+    FN(read_sector_overflow),
+    FN(read_sector_wrap_bytes),
+    FN(write_past_end),
+    FN(data_outside_mem),
+    FN(data_spans_mem_end),
+    FN(data_addr_wraps),
+    FN(data_below_mem),
+    FN(hdr_outside_mem),
+    FN(hdr_too_short),
+    FN(hdr_device_writable),
+    FN(status_read_only),
+    FN(status_len_zero),
+    FN(status_outside_mem),
+    FN(data_len_not_512),
+    FN(write_len_not_512),
+    FN(unknown_type),
+    FN(read_into_readonly_buf),
+    FN(write_from_writable_buf),
+    FN(header_only_chain),
+    CHAIN(chain_loop, b_loop),
+    CHAIN(chain_self_loop, b_self_loop),
+    CHAIN(next_out_of_range, b_next_out_of_range),
+    CHAIN(head_out_of_range, b_head_out_of_range),
+    CHAIN(chain_longer_than_ring, b_chain_longer_than_ring),
+    CHAIN(indirect_loop, b_ind_loop),
+    CHAIN(indirect_longer_than_ring, b_ind_too_long),
+    CHAIN(indirect_outside_mem, b_ind_outside),
+    CHAIN(indirect_len_not_16, b_ind_bad_len),
+    CHAIN(indirect_nested, b_ind_nested),
+    CHAIN(indirect_next_outside_table, b_ind_next_out_of_table),
+    FN(avail_idx_jump),
+    FN(get_id_short_buffer),
+    FN(disconnect_in_flight),
+    MSG(vring_num_zero, VU_SET_VRING_NUM, &st_num_zero, sizeof(st_num_zero)),
+    MSG(vring_num_not_pow2, VU_SET_VRING_NUM, &st_num_not_pow2, sizeof(st_num_not_pow2)),
+    MSG(vring_num_huge, VU_SET_VRING_NUM, &st_num_huge, sizeof(st_num_huge)),
+    MSG(vring_index_out_of_range, VU_SET_VRING_NUM, &st_index_huge, sizeof(st_index_huge)),
+    MSG(vring_base_out_of_range, VU_SET_VRING_BASE, &st_base_index_huge,
+	sizeof(st_base_index_huge)),
+    MSG(vring_enable_out_of_range, VU_SET_VRING_ENABLE, &st_enable_index_huge,
+	sizeof(st_enable_index_huge)),
+    MSG(get_vring_base_out_of_range, VU_GET_VRING_BASE, &st_get_base_index_huge,
+	sizeof(st_get_base_index_huge)),
+    MSG(vring_kick_index_out_of_range, VU_SET_VRING_KICK, &u64_kick_index_huge, 8),
+    MSG(vring_kick_missing_fd, VU_SET_VRING_KICK, &u64_zero, 8),
+    MSG(vring_call_missing_fd, VU_SET_VRING_CALL, &u64_zero, 8),
+    MSG(unknown_request, 9999, &u64_zero, 8),
+    MSG(short_payload, VU_SET_VRING_NUM, &u32_short, 4),
+    MSG(features_short_payload, VU_SET_FEATURES, &u16_short, 2),
+    MSG(features_all_bits, VU_SET_FEATURES, &u64_all_ones, 8),
+    MSG(get_config_too_big, VU_GET_CONFIG, &cfg_too_big, sizeof(cfg_too_big)),
+    MSG(get_config_offset_past_end, VU_GET_CONFIG, &cfg_offset_past_end,
+	sizeof(cfg_offset_past_end)),
+    MSG(set_config_too_big, VU_SET_CONFIG, &cfg_set_too_big, sizeof(cfg_set_too_big)),
+    MSG(mem_table_no_regions, VU_SET_MEM_TABLE, &mt_no_regions, MT_ONE_REGION),
+    MSG(mem_table_too_many_regions, VU_SET_MEM_TABLE, &mt_too_many_regions,
+	sizeof(mt_too_many_regions)),
+    MSG(mem_table_without_fd, VU_SET_MEM_TABLE, &mt_without_fd, MT_ONE_REGION),
+    FN(mem_table_bad_offset),
+    FN(vring_before_mem_table),
+    FN(vring_addr_unmapped),
+    FN(truncated_payload),
+    FN(truncated_header),
+    FN(oversized_message),
+    FN(bad_version_flags),
+    FN(fd_flood),
+    FN(mem_table_shrunk_while_running),
 };
+
+static int run_case(const struct hcase *c, const struct fb_opts *o)
+{
+	if (c->fn)
+		return c->fn(o);
+	if (c->build)
+		return chain_case(o, c->build);
+	return send_then_close(o, c->request, c->msg, c->size, NULL, 0);
+}
 
 int fb_hostile_run(const struct fb_opts *o)
 {
@@ -976,7 +872,7 @@ int fb_hostile_run(const struct fb_opts *o)
 		if (o->hostile_case && !strstr(cases[i].name, o->hostile_case))
 			continue;
 		why[0] = '\0';
-		rc = cases[i].fn(o);
+		rc = run_case(&cases[i], o);
 		if (rc == 0)
 			rc = alive(o);
 		if (rc == 0) {

@@ -89,24 +89,46 @@ int fb_parse_size(const char *s, uint64_t *out)
 	return 0;
 }
 
-int fb_parse_bs_list(const char *s, uint32_t *out, unsigned max, unsigned *n)
+/* A parsed list being filled: out[0..n) of at most max entries. */
+struct list_out {
+	void *out;
+	unsigned max;
+	unsigned n;
+};
+
+/* Call item() for every comma-separated token of s; -1 on an empty list or a bad item. */
+static int split_list(const char *s, int (*item)(char *tok, struct list_out *l), struct list_out *l)
 {
 	char buf[256];
 	char *save = NULL, *tok;
-	unsigned k = 0;
 
 	if (!s || strlen(s) >= sizeof(buf))
 		return -1;
 	strcpy(buf, s);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		uint64_t v;
-		if (k == max || fb_parse_size(tok, &v) < 0 || v < 512 || v % 512 || v > FB_MAX_IO)
+	l->n = 0;
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+		if (item(tok, l) < 0)
 			return -1;
-		out[k++] = (uint32_t)v;
-	}
-	if (k == 0)
+	return l->n ? 0 : -1;
+}
+
+static int bs_item(char *tok, struct list_out *l)
+{
+	uint64_t v;
+
+	if (l->n == l->max || fb_parse_size(tok, &v) < 0 || v < 512 || v % 512 || v > FB_MAX_IO)
 		return -1;
-	*n = k;
+	((uint32_t *)l->out)[l->n++] = (uint32_t)v;
+	return 0;
+}
+
+int fb_parse_bs_list(const char *s, uint32_t *out, unsigned max, unsigned *n)
+{
+	struct list_out l = {.out = out, .max = max};
+
+	if (split_list(s, bs_item, &l) < 0)
+		return -1;
+	*n = l.n;
 	return 0;
 }
 
@@ -125,37 +147,33 @@ static int parse_uint(const char *s, unsigned long long max, unsigned long long 
 	return 0;
 }
 
+static int cpu_item(char *tok, struct list_out *l)
+{
+	unsigned long long a, b;
+	char *dash = strchr(tok, '-');
+
+	if (dash)
+		*dash = '\0';
+	if (parse_uint(tok, 4095, &a) < 0)
+		return -1;
+	b = a;
+	if (dash && (parse_uint(dash + 1, 4095, &b) < 0 || b < a))
+		return -1;
+	for (unsigned long long c = a; c <= b; c++) {
+		if (l->n == l->max)
+			return -1;
+		((int *)l->out)[l->n++] = (int)c;
+	}
+	return 0;
+}
+
 int fb_parse_cpu_list(const char *s, int *out, unsigned max, unsigned *n)
 {
-	char buf[256];
-	char *save = NULL, *tok;
-	unsigned k = 0;
+	struct list_out l = {.out = out, .max = max};
 
-	if (!s || strlen(s) >= sizeof(buf))
+	if (split_list(s, cpu_item, &l) < 0)
 		return -1;
-	strcpy(buf, s);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		unsigned long long a, b;
-		char *dash = strchr(tok, '-');
-		if (dash) {
-			*dash = '\0';
-			if (parse_uint(tok, 4095, &a) < 0 || parse_uint(dash + 1, 4095, &b) < 0 ||
-			    b < a)
-				return -1;
-		} else {
-			if (parse_uint(tok, 4095, &a) < 0)
-				return -1;
-			b = a;
-		}
-		for (unsigned long long c = a; c <= b; c++) {
-			if (k == max)
-				return -1;
-			out[k++] = (int)c;
-		}
-	}
-	if (k == 0)
-		return -1;
-	*n = k;
+	*n = l.n;
 	return 0;
 }
 
