@@ -2,12 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # guest_variants.sh - two devices on one femud, one guest sees both:
 #  vda: readonly=1 -> the guest sees a read-only disk, reads work, writes fail;
-#  vdb: secsz=4096 -> logical_block_size 4096, 4 KiB writes read back.
+#  vdb: secsz=4096 -> logical_block_size 4096, 4 KiB writes read back;
+#  both offer 8 queues (num-queues=8) to a 1-vCPU guest that uses one.
 . "$(dirname "$0")/lib.sh"
 skip_unless_ready
 S1=/tmp/pmd-gv1-$$.sock
 S2=/tmp/pmd-gv2-$$.sock
-start_femud "path=$S1,devsz_mb=64,queues=1,readonly=1" "path=$S2,devsz_mb=64,queues=1,secsz=4096"
+# default queues (8) with a 1-vCPU guest: it uses one of them, the others
+# are never started (rte_vhost's new_device never fires)
+start_femud "path=$S1,devsz_mb=64,readonly=1" "path=$S2,devsz_mb=64,secsz=4096"
 
 cat >"$T/checks.sh" <<'EOS'
 [ "$(cat /sys/block/vda/ro)" = 1 ] || { echo "vda not read-only" >&2; exit 11; }
@@ -25,7 +28,7 @@ dd if=/dev/vdb of=/tmp/r bs=4k skip=7 count=64 iflag=direct 2>/dev/null || exit 
 cmp /tmp/p /tmp/r || { echo "vdb data mismatch" >&2; exit 19; }
 echo checks-ok
 EOS
-out=$(guest -s "$S1" -s "$S2" --file "$T/checks.sh:/job/checks.sh" --cmd 'sh /job/checks.sh') ||
+out=$(guest -s "$S1" -s "$S2" -q 8 --file "$T/checks.sh:/job/checks.sh" --cmd 'sh /job/checks.sh') ||
 	fail "checks (status $?): $out"
 [ "$out" = checks-ok ] || fail "checks said: $out"
 echo "ok: readonly disk refuses writes, secsz=4096 seen as 4096 B blocks"
