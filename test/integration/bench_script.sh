@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# bench_script.sh - tools/bench runs end to end (not a benchmark: one tiny
+# round against femud and, when installed, qemu-storage-daemon): exit 0, a
+# row per workload with figures, ratios, the goal lines and a JSON file with
+# the medians.  No performance figure is asserted.
+# Args: femu-bench path.  Env: FEMUD, SRCDIR.
+. "$(dirname "$0")/femu_bench_lib.sh"
+
+targets=femud
+command -v qemu-storage-daemon >/dev/null && targets=femud,qsd-null
+timeout 240 "$SRCDIR/tools/bench" --rounds 1 --time 0.2 --size-mb 64 --targets "$targets" \
+	--femud "$FEMUD" --femu-bench "$BENCH" --json "$T/b.json" >"$T/b.out" 2>"$T/b.err"
+RC=$?
+cat "$T/b.out"
+[ "$RC" -eq 0 ] && ok "tools/bench exit 0" || { ko "tools/bench exit $RC"; cat "$T/b.err"; }
+rows=$(grep -cE '^(randread|randwrite) [0-9k]+ QD[0-9]+ +[0-9.]+[kM] ' "$T/b.out")
+[ "$rows" -eq 7 ] && ok "7 workload rows with femud figures" || ko "rows: $rows"
+grep -q '^goal randread 4k QD1: ' "$T/b.out" && grep -q '^goal: ' "$T/b.out" && ok "goal lines" ||
+	ko "goal lines missing"
+if [ "$targets" = femud,qsd-null ]; then
+	grep -q 'femud/qsd-null' "$T/b.out" && ok "ratio column" || ko "no ratio column"
+fi
+if python3 -c '
+import json,sys
+j=json.load(open(sys.argv[1]))
+m=j["median"]["femud|randread 4k QD1"]
+assert m["iops"]>0 and m["lat_mean_us"]>0 and m["rounds"]==1, m
+assert j["failures"]==[], j["failures"]' "$T/b.json"; then ok "json medians"
+else ko "json: $(head -c 600 "$T/b.json")"; fi
+finish
