@@ -54,4 +54,14 @@ if [ "$RC" -eq 0 ] && python3 -c '
 import json,sys; j=json.load(open(sys.argv[1]))
 assert j["ios"]==100000 and 20000 < j["reads"] < 30000, j' "$T/peer_mix.out"; then
 	ok "randrw mix 25% reads"; else ko "mix: $(cat "$T/peer_mix.out")"; fi
+# SIGINT ends a run early: in-flight requests drain, the result is still printed, exit 0
+timeout 60 "$BENCH" --selftest-peer -q --time 30 --qd 8 --json >"$T/sig.out" 2>"$T/sig.err" &
+spid=$!
+sleep 0.5
+kill -INT "$spid"
+wait "$spid"
+RC=$?
+if [ "$RC" -eq 0 ] && python3 -c '
+import json,sys; j=json.load(open(sys.argv[1])); assert j["ok"] and j["ios"] > 0 and j["elapsed_s"] < 20, j' \
+	"$T/sig.out"; then ok "SIGINT: drained and reported"; else ko "SIGINT: rc=$RC $(cat "$T/sig.out")"; fi
 finish

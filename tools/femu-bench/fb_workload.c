@@ -58,7 +58,8 @@ struct worker {
 	uint64_t t_first, t_last;
 };
 
-static int g_stop; /* any worker failed: everyone drains and stops */
+static int g_stop;	/* any worker failed: everyone drains and stops */
+static int g_interrupt; /* SIGINT/SIGTERM: stop submitting, drain, report */
 
 static double thread_cpu_s(void)
 {
@@ -265,8 +266,9 @@ static void *worker_main(void *arg)
 			inflight += sweep(w, &w->q[i], submitting);
 		if (w->timed_out)
 			break;
-		if (submitting && (__atomic_load_n(&g_stop, __ATOMIC_RELAXED) || w->quota == 0 ||
-				   (w->deadline && fb_tsc() >= w->deadline) ||
+		if (submitting && (__atomic_load_n(&g_stop, __ATOMIC_RELAXED) ||
+				   __atomic_load_n(&g_interrupt, __ATOMIC_RELAXED) ||
+				   w->quota == 0 || (w->deadline && fb_tsc() >= w->deadline) ||
 				   (w->one_pass && w->cursor >= w->seq_end)))
 			submitting = false;
 		if (!submitting && inflight == 0)
@@ -346,6 +348,11 @@ static void collect(struct fb_result *res, struct worker *ws, unsigned nw)
 			t1 = w->t_last;
 	}
 	res->elapsed_s = t1 > t0 ? (double)(t1 - t0) / res->tsc_hz : 0;
+}
+
+void fb_workload_interrupt(void)
+{
+	__atomic_store_n(&g_interrupt, 1, __ATOMIC_RELAXED);
 }
 
 int fb_workload_run(const struct fb_run *run, struct fb_result *res)

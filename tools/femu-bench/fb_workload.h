@@ -47,6 +47,12 @@ struct fb_run {
  */
 int fb_workload_run(const struct fb_run *run, struct fb_result *res);
 
+/*
+ * Ask a running workload to stop submitting, drain what is in flight and
+ * return normally (async-signal-safe: for SIGINT/SIGTERM handlers).
+ */
+void fb_workload_interrupt(void);
+
 /* Uniform random integer in [0, n) from a xorshift state (n > 0). */
 static inline uint64_t fb_rand_below(uint64_t *s, uint64_t n)
 {

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -225,6 +226,23 @@ static int run_bench(struct bench *b)
 	return rc;
 }
 
+static void on_signal(int sig)
+{
+	(void)sig;
+	fb_workload_interrupt();
+}
+
+/* SIGINT/SIGTERM end a run early but still print its result. */
+static void catch_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
 int main(int argc, char **argv)
 {
 	static struct bench b;
@@ -241,5 +259,6 @@ int main(int argc, char **argv)
 	}
 	if (b.o.hostile)
 		return fb_hostile_run(&b.o);
+	catch_signals();
 	return run_bench(&b);
 }
