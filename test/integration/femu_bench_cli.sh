@@ -3,7 +3,8 @@
 # femu_bench_cli.sh - femu-bench's errors and modes: bad options (exit 2
 # naming the option), a missing socket, a refused connection (stale socket),
 # a backend offering too few queues, a backend that never answers (bounded
-# wait), a read-only device refusing writes, and the --selftest-peer mode.
+# wait), a read-only device refusing writes, the --selftest-peer mode, and
+# SIGINT ending a run with its result still printed.
 # Args: femu-bench path.  Env: FEMUD.
 . "$(dirname "$0")/femu_bench_lib.sh"
 
