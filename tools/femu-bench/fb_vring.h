@@ -42,7 +42,7 @@ struct fb_vq {
 	uint8_t *status;	       /* [nslots] */
 	uint8_t *data;		       /* [nslots * slot_bytes] */
 	struct fb_mem *mem;
-};
+} __attribute__((aligned(64))); /* queues of different threads share no cache line */
 
 /* Bytes fb_vq_init() takes from the region (upper bound, with alignment). */
 size_t fb_vq_mem_bytes(unsigned qsize, unsigned nslots, uint32_t slot_bytes);
