@@ -246,6 +246,8 @@ static void queue_start(struct pmd_conn *c, uint16_t qid)
 		return;
 	}
 	s.mem = mem;
+	s.on_node = true;
+	s.node = pmd_poller_node(queue_poller(dev, qid));
 	q = pmd_vq_create(&s);
 	if (q == NULL) {
 		PMD_LOG(ERR, "%s queue %u: out of memory", dev->path, qid);

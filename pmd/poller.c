@@ -186,6 +186,11 @@ int pmd_init(const unsigned *lcores, unsigned n, bool main_polls)
 	return 0;
 }
 
+int pmd_poller_node(unsigned idx)
+{
+	return (int)rte_lcore_to_socket_id(pollers[idx % npollers]->lcore);
+}
+
 int pmd_poller_attach(unsigned idx, struct pmd_vq *q)
 {
 	struct pmd_poller *p = pollers[idx % npollers];

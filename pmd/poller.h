@@ -4,10 +4,10 @@
  *
  * Each poller owns a list of queues that only it touches while it runs.
  * Control code (rte_vhost's thread, the daemon's main thread) attaches and
- * detaches queues through a per-poller rte_ring of messages: attach is
- * asynchronous, detach waits for the poller's acknowledgement (the queue
- * is flushed and no longer referenced when it returns).  While a poller is
- * not running the control code applies the message itself.
+ * detaches queues through a per-poller rte_ring of messages and waits for
+ * the poller's acknowledgement (after a detach the queue is flushed and no
+ * longer referenced).  While a poller is not running the control code
+ * applies the message itself.
  */
 #ifndef PMD_POLLER_H
 #define PMD_POLLER_H
@@ -23,7 +23,10 @@
 /* Number of pollers configured by pmd_init(); 0 before. */
 unsigned pmd_poller_count(void);
 
-/* Hand q to poller idx (asynchronous). Returns 0 or -ENOSPC when full. */
+/* NUMA node of poller idx's lcore (where its queues' state should live). */
+int pmd_poller_node(unsigned idx);
+
+/* Hand q to poller idx; returns 0 once the poller has it (-ENOMEM: no message). */
 int pmd_poller_attach(unsigned idx, struct pmd_vq *q);
 
 /* Take q back from its poller; returns once the poller has let go of it. */

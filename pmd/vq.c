@@ -16,6 +16,7 @@
 
 #include <rte_atomic.h>
 #include <rte_log.h>
+#include <rte_malloc.h>
 
 #include "pmd/pmd_log.h"
 #include "pmd/vq.h"
@@ -51,19 +52,52 @@ static void vq_suppress_kicks(struct pmd_vq *q)
 	rte_smp_mb();
 }
 
-struct pmd_vq *pmd_vq_create(const struct pmd_vq_setup *s)
+/* Zeroed, cache-aligned memory: rte_malloc on node, or libc. */
+static void *vq_zalloc(size_t size, bool rte, int node)
 {
-	struct pmd_vq *q = NULL;
+	void *p = NULL;
 
-	if (posix_memalign((void **)&q, RTE_CACHE_LINE_SIZE, sizeof(*q)) != 0)
+	if (rte)
+		return rte_zmalloc_socket("pmd_vq", size, RTE_CACHE_LINE_SIZE, node);
+	if (posix_memalign(&p, RTE_CACHE_LINE_SIZE, size) != 0)
 		return NULL;
-	memset(q, 0, sizeof(*q));
-	q->heap = calloc(s->size, sizeof(*q->heap));
-	q->resubmit = calloc(s->nresubmit + 1, sizeof(*q->resubmit));
+	memset(p, 0, size);
+	return p;
+}
+
+static void vq_mfree(void *p, bool rte)
+{
+	if (rte)
+		rte_free(p);
+	else
+		free(p);
+}
+
+static struct pmd_vq *vq_alloc(const struct pmd_vq_setup *s, bool rte)
+{
+	struct pmd_vq *q = vq_zalloc(sizeof(*q), rte, s->node);
+
+	if (q == NULL)
+		return NULL;
+	q->rte_mem = rte;
+	q->heap = vq_zalloc(s->size * sizeof(*q->heap), rte, s->node);
+	q->resubmit = vq_zalloc((s->nresubmit + 1u) * sizeof(*q->resubmit), rte, s->node);
 	if (q->heap == NULL || q->resubmit == NULL) {
 		pmd_vq_free(q);
 		return NULL;
 	}
+	return q;
+}
+
+struct pmd_vq *pmd_vq_create(const struct pmd_vq_setup *s)
+{
+	struct pmd_vq *q = s->on_node ? vq_alloc(s, true) : NULL;
+
+	/* rte_malloc may have no memory on that node: fall back to libc */
+	if (q == NULL)
+		q = vq_alloc(s, false);
+	if (q == NULL)
+		return NULL;
 	if (s->nresubmit > 0)
 		memcpy(q->resubmit, s->resubmit, s->nresubmit * sizeof(*q->resubmit));
 	q->nresubmit = s->nresubmit;
@@ -93,9 +127,9 @@ void pmd_vq_free(struct pmd_vq *q)
 {
 	if (q == NULL)
 		return;
-	free(q->heap);
-	free(q->resubmit);
-	free(q);
+	vq_mfree(q->heap, q->rte_mem);
+	vq_mfree(q->resubmit, q->rte_mem);
+	vq_mfree(q, q->rte_mem);
 }
 
 static void vq_break(struct pmd_vq *q, const char *why)

@@ -69,6 +69,8 @@ struct pmd_vq_setup {
 	bool indirect;
 	struct rte_vhost_memory *mem; /* guest memory map, owned by the caller */
 	const struct pmd_blk_target *target;
+	bool on_node; /* allocate the queue's state with rte_malloc on node */
+	int node;
 	/* inflight tracking (VHOST_USER_PROTOCOL_F_INFLIGHT_SHMFD) */
 	bool inflight;		  /* track every request in the frontend's region */
 	int vid;		  /* rte_vhost device, for the inflight calls */
@@ -98,6 +100,7 @@ struct pmd_vq {
 	bool indirect;
 	bool broken;
 	bool inflight;
+	bool rte_mem;	       /* state allocated with rte_malloc */
 	uint16_t nresubmit;    /* heads in resubmit[] */
 	uint16_t resubmit_pos; /* next one to replay */
 	uint16_t *resubmit;
