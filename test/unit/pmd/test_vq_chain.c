@@ -388,3 +388,86 @@ Test(vq_chain, iov_copy_helpers_cross_segments)
 	cr_assert_eq(b[0], 9);
 	cr_assert_eq(b[1], 6);
 }
+
+/* Does [p, p + len) lie inside one of the fake guest's host buffers? */
+static bool inside_guest(const void *p, uint64_t len)
+{
+	const uint8_t *b = p;
+
+	return (b >= g.a && b + len <= g.a + FG_REGION_SIZE) ||
+	       (b >= g.b && b + len <= g.b + FG_REGION_SIZE);
+}
+
+static uint64_t rnd(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* A random address: mostly inside the regions, sometimes at or past an edge. */
+static uint64_t rnd_gpa(uint64_t *s)
+{
+	switch (rnd(s) % 6) {
+	case 0:
+		return FG_HOLE_GPA + rnd(s) % 0x1000;
+	case 1:
+		return FG_B_GPA - rnd(s) % 64;
+	case 2:
+		return FG_B_GPA + FG_REGION_SIZE - rnd(s) % 64;
+	case 3:
+		return rnd(s);
+	default:
+		return FG_A_GPA + rnd(s) % (2 * FG_REGION_SIZE);
+	}
+}
+
+Test(vq_chain, random_chains_never_point_outside_guest_memory)
+{
+	uint64_t seed = 0x9e3779b97f4a7c15ULL;
+	struct vring_desc *t = fg_host(&g, ITBL);
+	unsigned ok = 0, ioerr = 0, broken = 0;
+
+	for (int iter = 0; iter < 20000; iter++) {
+		unsigned n = 1 + rnd(&seed) % 12, i;
+		enum pmd_chain_result r;
+
+		for (i = 0; i < 16; i++) {
+			struct vring_desc *d = (i % 2) ? &desc[i / 2] : &t[i / 2];
+
+			fg_desc(d, rnd_gpa(&seed), (uint32_t)(rnd(&seed) % 9000),
+				(uint16_t)(rnd(&seed) & 7), (uint16_t)(rnd(&seed) % (n + 2)));
+		}
+		if (rnd(&seed) % 4 == 0)
+			fg_desc(&desc[0], ITBL, (uint32_t)(16 * (1 + rnd(&seed) % 8)),
+				VRING_DESC_F_INDIRECT, 0);
+		ring.indirect_ok = rnd(&seed) & 1;
+		r = parse((uint16_t)(rnd(&seed) % 10));
+		if (r == PMD_CHAIN_BROKEN) {
+			cr_assert_null(c.status);
+			broken++;
+			continue;
+		}
+		cr_assert(inside_guest(c.status, 1), "status outside guest memory");
+		cr_assert_leq(c.nrd + c.nwr, PMD_CHAIN_MAX_IOV);
+		if (r == PMD_CHAIN_IOERR) {
+			ioerr++;
+			continue;
+		}
+		/* (guest buffers may overlap each other: that is the guest's business) */
+		uint64_t sum = 0;
+
+		for (i = 0; i < c.nrd + c.nwr; i++) {
+			cr_assert(inside_guest(c.iov[i].base, c.iov[i].len),
+				  "segment %u outside guest memory", i);
+			sum += c.iov[i].len;
+		}
+		cr_assert_eq(sum, c.rd_len + c.wr_len);
+		ok++;
+	}
+	cr_log_info("random chains: %u ok, %u ioerr, %u broken", ok, ioerr, broken);
+	cr_assert_gt(ok, 0);
+	cr_assert_gt(ioerr, 0);
+	cr_assert_gt(broken, 0);
+}
