@@ -349,3 +349,92 @@ Test(blk_req, discard_on_readonly_is_ioerr)
 	cr_assert_eq(d.status, VIRTIO_BLK_S_IOERR);
 	cr_assert_eq(m.calls, 0);
 }
+
+static uint64_t rnd(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static uint64_t rnd_sector(uint64_t *s)
+{
+	switch (rnd(s) % 4) {
+	case 0:
+		return rnd(s);
+	case 1:
+		return CAP / 512 - rnd(s) % 16;
+	default:
+		return rnd(s) % (CAP / 512);
+	}
+}
+
+/* Whatever the guest sends, the model only sees requests inside the device. */
+Test(blk_req, random_requests_reach_model_only_inside_device)
+{
+	static const uint32_t types[] = {VIRTIO_BLK_T_IN,
+					 VIRTIO_BLK_T_OUT,
+					 VIRTIO_BLK_T_FLUSH,
+					 VIRTIO_BLK_T_GET_ID,
+					 VIRTIO_BLK_T_DISCARD,
+					 VIRTIO_BLK_T_WRITE_ZEROES,
+					 7,
+					 0xffffffffu};
+	static uint8_t big[16 * 4096];
+	uint64_t seed = 12345;
+	unsigned served = 0;
+
+	for (int iter = 0; iter < 20000; iter++) {
+		unsigned k, nseg = rnd(&seed) % 4;
+
+		memset(&c, 0, sizeof(c));
+		memset(&m, 0, sizeof(m));
+		t.readonly = rnd(&seed) % 5 == 0;
+		hdr(types[rnd(&seed) % 8], rnd_sector(&seed));
+		for (k = 0; k < nseg; k++) {
+			uint32_t len = (uint32_t)(rnd(&seed) % 4 == 0 ? rnd(&seed) % 4096
+								      : 512 * (1 + rnd(&seed) % 8));
+			uint8_t *p = big + 4096 * k;
+
+			if (rnd(&seed) & 1) {
+				struct virtio_blk_discard_write_zeroes *sg = (void *)p;
+
+				sg->sector = rnd_sector(&seed);
+				sg->num_sectors = (uint32_t)(rnd(&seed) % 64);
+				sg->flags = (uint32_t)(rnd(&seed) % 3);
+			}
+			if (c.nwr == 0 && (rnd(&seed) & 1))
+				rd_data(p, len);
+			else {
+				c.iov[c.nrd + c.nwr].base = p;
+				c.iov[c.nrd + c.nwr].len = len;
+				c.nwr++;
+				c.wr_len += len;
+			}
+		}
+		exec();
+		cr_assert(d.status == VIRTIO_BLK_S_OK || d.status == VIRTIO_BLK_S_IOERR ||
+			  d.status == VIRTIO_BLK_S_UNSUPP);
+		for (k = 0; k < m.calls && k < FM_REC_MAX; k++) {
+			const struct fm_req *r = &m.req[k];
+			uint64_t sum = 0;
+			uint32_t j;
+
+			served++;
+			cr_assert_eq(r->offset % 512, 0);
+			cr_assert_eq(r->len % 512, 0);
+			cr_assert_leq(r->len, CAP);
+			cr_assert_leq(r->offset, CAP - r->len);
+			if (r->op != FM_OP_READ && r->op != FM_OP_WRITE)
+				continue;
+			cr_assert(!(t.readonly && r->op == FM_OP_WRITE));
+			for (j = 0; j < r->iovcnt; j++)
+				sum += r->iov[j].len;
+			cr_assert_eq(sum, r->len);
+		}
+		cr_assert(!(t.readonly && m.calls &&
+			    (m.req[0].op == FM_OP_DISCARD || m.req[0].op == FM_OP_WRITE_ZEROES)));
+	}
+	cr_assert_gt(served, 100);
+}
