@@ -279,6 +279,7 @@ static unsigned vq_take(struct pmd_vq *q, uint64_t now, struct pmd_chain *c)
 {
 	uint16_t avail_idx = ld16(&q->avail->idx);
 	uint16_t n = (uint16_t)(avail_idx - q->last_avail);
+	uint64_t bytes = 0;
 	uint16_t i;
 
 	if (n == 0)
@@ -290,7 +291,7 @@ static unsigned vq_take(struct pmd_vq *q, uint64_t now, struct pmd_chain *c)
 	if (n > PMD_VQ_BURST)
 		n = PMD_VQ_BURST;
 	rte_smp_rmb();
-	for (i = 0; i < n && q->nheap < q->size; i++) {
+	for (i = 0; i < n && q->nheap < q->size && bytes < PMD_VQ_BURST_BYTES; i++) {
 		uint16_t head = ld16(&q->avail->ring[q->last_avail & q->mask]);
 
 		if (q->inflight && head < q->size)
@@ -298,6 +299,7 @@ static unsigned vq_take(struct pmd_vq *q, uint64_t now, struct pmd_chain *c)
 		if (!vq_serve(q, head, now, c))
 			break;
 		q->last_avail++;
+		bytes += c->rd_len + c->wr_len;
 	}
 	if (q->event_idx && q->avail_event != (uint16_t)(q->last_avail - 1)) {
 		q->avail_event = (uint16_t)(q->last_avail - 1);

@@ -26,8 +26,13 @@
 #define PMD_LATE_NS 1000
 /* Largest split virtqueue served (virtio 1.1 allows 32768). */
 #define PMD_VQ_MAX_SIZE 32768
-/* Requests taken from one queue in one sweep. */
+/*
+ * Requests taken from one queue in one sweep, and the data bytes after which
+ * a sweep stops early (~50 us of copying) so that due completions of this
+ * and other queues are posted on time.
+ */
 #define PMD_VQ_BURST 64
+#define PMD_VQ_BURST_BYTES (512u << 10)
 
 /* Counters of one queue; summed by pmd_stats(). */
 struct pmd_vq_stats {

@@ -313,3 +313,25 @@ Test(vq, resumes_from_given_indexes)
 	cr_assert_eq(used->idx, 0);
 	cr_assert_eq(used->ring[65535 % QSZ].id, 0);
 }
+
+Test(vq, sweep_stops_after_byte_budget)
+{
+	struct virtio_blk_outhdr h = {.type = VIRTIO_BLK_T_IN, .sector = 0};
+	const uint32_t len = 60 * 1024; /* every request reads into the same buffer */
+	unsigned i, first;
+
+	make_q(true, -1);
+	memcpy(fg_host(&g, HDR(0)), &h, sizeof(h));
+	fg_desc(&desc[0], HDR(0), 16, VRING_DESC_F_NEXT, 1);
+	fg_desc(&desc[1], FG_A_GPA + 0x1000, len, VRING_DESC_F_NEXT | VRING_DESC_F_WRITE, 2);
+	fg_desc(&desc[2], STATUS(0), 1, VRING_DESC_F_WRITE, 0);
+	for (i = 0; i < 12; i++) {
+		avail->ring[avail->idx % QSZ] = 0;
+		avail->idx++;
+	}
+	first = pmd_vq_sweep(q, 0, &scratch);
+	cr_assert_lt(first, 12, "no byte budget");
+	cr_assert_geq((uint64_t)first * len, PMD_VQ_BURST_BYTES);
+	cr_assert_eq(pmd_vq_sweep(q, 0, &scratch), 12 - first);
+	cr_assert_eq(used->idx, 12);
+}
