@@ -16,6 +16,8 @@ cat "$T/b.out"
 [ "$RC" -eq 0 ] && ok "tools/bench exit 0" || { ko "tools/bench exit $RC"; cat "$T/b.err"; }
 rows=$(grep -cE '^(randread|randwrite) [0-9k]+ QD[0-9]+ +[0-9.]+[kM] ' "$T/b.out")
 [ "$rows" -eq 7 ] && ok "7 workload rows with femud figures" || ko "rows: $rows"
+grep -q "^initiator: femu-bench --selftest-peer drove" "$T/b.out" && ok "initiator line" ||
+	ko "initiator line missing"
 grep -q '^goal randread 4k QD1: ' "$T/b.out" && grep -q '^goal: ' "$T/b.out" && ok "goal lines" ||
 	ko "goal lines missing"
 if [ "$targets" = femud,qsd-null ]; then
