@@ -26,18 +26,18 @@ void fb_vq_reset(struct fb_vq *vq)
 	       sizeof(*vq->vr.used) + sizeof(struct vring_used_elem) * vq->size + 2);
 	memset(d, 0, sizeof(*d) * vq->size);
 	for (unsigned s = 0; s < vq->nslots; s++) {
-		unsigned h = s * FB_DESC_PER_REQ;
+		unsigned h = s, dd = fb_vq_data_desc(vq, s);
 		d[h].addr = fb_mem_gpa(vq->mem, &vq->hdr[s]);
 		d[h].len = sizeof(vq->hdr[s]);
 		d[h].flags = VRING_DESC_F_NEXT;
-		d[h].next = (uint16_t)(h + 1);
-		d[h + 1].addr = fb_mem_gpa(vq->mem, fb_vq_slot_data(vq, s));
-		d[h + 1].len = vq->slot_bytes;
-		d[h + 1].flags = VRING_DESC_F_NEXT;
-		d[h + 1].next = (uint16_t)(h + 2);
-		d[h + 2].addr = fb_mem_gpa(vq->mem, &vq->status[s]);
-		d[h + 2].len = 1;
-		d[h + 2].flags = VRING_DESC_F_WRITE;
+		d[h].next = (uint16_t)dd;
+		d[dd].addr = fb_mem_gpa(vq->mem, fb_vq_slot_data(vq, s));
+		d[dd].len = vq->slot_bytes;
+		d[dd].flags = VRING_DESC_F_NEXT;
+		d[dd].next = (uint16_t)(dd + 1);
+		d[dd + 1].addr = fb_mem_gpa(vq->mem, &vq->status[s]);
+		d[dd + 1].len = 1;
+		d[dd + 1].flags = VRING_DESC_F_WRITE;
 	}
 	if (!vq->event_idx)
 		vq->vr.avail->flags = VRING_AVAIL_F_NO_INTERRUPT;

@@ -2,9 +2,11 @@
 /*
  * fb_vring.h - driver side of one split virtqueue in femu-bench's shared
  * memory (layout from linux/virtio_ring.h).  Requests use pre-built chains:
- * slot s owns descriptors 3s (virtio_blk_outhdr), 3s+1 (data) and 3s+2
- * (status byte), so a submit only rewrites the header, the data length and
- * direction, and one avail entry.  Completions are polled from the used ring
+ * slot s owns descriptor s (virtio_blk_outhdr, the chain head) and
+ * descriptors nslots + 2s (data) and nslots + 2s + 1 (status byte), so heads
+ * are the small numbers 0..nslots-1 (some backends keep a head in 8 bits) and
+ * a submit only rewrites the header, the data length and direction, and one
+ * avail entry.  Completions are polled from the used ring
  * with interrupts suppressed (VRING_AVAIL_F_NO_INTERRUPT, or used_event kept
  * half a ring ahead with EVENT_IDX); kicks follow the backend's
  * VRING_USED_F_NO_NOTIFY / avail_event.
@@ -66,10 +68,16 @@ static inline void *fb_vq_slot_data(const struct fb_vq *vq, unsigned slot)
 }
 
 /* Queue a request on slot (not yet visible to the backend: see publish). */
+/* Descriptor index of the data descriptor of slot (the status one follows it). */
+static inline unsigned fb_vq_data_desc(const struct fb_vq *vq, unsigned slot)
+{
+	return vq->nslots + 2 * slot;
+}
+
 static inline void fb_vq_submit(struct fb_vq *vq, unsigned slot, uint32_t type, uint64_t sector,
 				uint32_t len)
 {
-	unsigned head = slot * FB_DESC_PER_REQ;
+	unsigned head = slot, data = fb_vq_data_desc(vq, slot);
 	struct vring_desc *d = vq->vr.desc;
 
 	vq->hdr[slot].type = type;
@@ -77,12 +85,12 @@ static inline void fb_vq_submit(struct fb_vq *vq, unsigned slot, uint32_t type, 
 	vq->hdr[slot].sector = sector;
 	vq->status[slot] = FB_STATUS_UNSET;
 	if (len) {
-		d[head].next = (uint16_t)(head + 1);
-		d[head + 1].len = len;
-		d[head + 1].flags = (uint16_t)(VRING_DESC_F_NEXT |
-					       (type == VIRTIO_BLK_T_OUT ? 0 : VRING_DESC_F_WRITE));
+		d[head].next = (uint16_t)data;
+		d[data].len = len;
+		d[data].flags = (uint16_t)(VRING_DESC_F_NEXT |
+					   (type == VIRTIO_BLK_T_OUT ? 0 : VRING_DESC_F_WRITE));
 	} else {
-		d[head].next = (uint16_t)(head + 2);
+		d[head].next = (uint16_t)(data + 1);
 	}
 	vq->vr.avail->ring[vq->avail_idx & vq->mask] = (uint16_t)head;
 	vq->avail_idx++;
@@ -144,9 +152,9 @@ static inline unsigned fb_vq_poll(struct fb_vq *vq, uint32_t *ids, unsigned max)
 /* Slot of a used id, or -1 when the backend returned an id we never queued. */
 static inline int fb_vq_id_slot(const struct fb_vq *vq, uint32_t id)
 {
-	if (id % FB_DESC_PER_REQ || id / FB_DESC_PER_REQ >= vq->nslots)
+	if (id >= vq->nslots)
 		return -1;
-	return (int)(id / FB_DESC_PER_REQ);
+	return (int)id;
 }
 
 #endif /* FB_VRING_H */

@@ -59,32 +59,35 @@ Test(fb_vring, chain_layout_as_a_backend_sees_it, .fini = teardown_vq)
 	setup_vq(false);
 	fb_vq_submit(&vq, 3, VIRTIO_BLK_T_IN, 77, 4096);
 	fb_vq_submit(&vq, 5, VIRTIO_BLK_T_OUT, 99, 512);
-	cr_assert_eq(vq.vr.avail->ring[0], 9);
-	cr_assert_eq(vq.vr.avail->ring[1], 15);
+	/* heads are the slot numbers: small, whatever the queue size */
+	cr_assert_eq(vq.vr.avail->ring[0], 3);
+	cr_assert_eq(vq.vr.avail->ring[1], 5);
 	cr_assert_eq(vq.vr.avail->idx, 0, "not published before fb_vq_publish");
 	fb_vq_publish(&vq);
 	cr_assert_eq(vq.vr.avail->idx, 2);
 	cr_assert_eq(vq.vr.avail->flags, VRING_AVAIL_F_NO_INTERRUPT);
 
 	struct vring_desc *d = vq.vr.desc;
-	struct virtio_blk_outhdr *h = gpa_ptr(d[9].addr);
-	cr_assert_eq(d[9].len, sizeof(*h));
-	cr_assert_eq(d[9].flags, VRING_DESC_F_NEXT);
+	struct virtio_blk_outhdr *h = gpa_ptr(d[3].addr);
+	cr_assert_eq(d[3].len, sizeof(*h));
+	cr_assert_eq(d[3].flags, VRING_DESC_F_NEXT);
 	cr_assert_eq(h->type, VIRTIO_BLK_T_IN);
 	cr_assert_eq(h->sector, 77);
-	cr_assert_eq(d[d[9].next].len, 4096);
-	cr_assert_eq(d[d[9].next].flags, VRING_DESC_F_NEXT | VRING_DESC_F_WRITE);
-	cr_assert_eq(gpa_ptr(d[d[9].next].addr), fb_vq_slot_data(&vq, 3));
-	struct vring_desc *st = &d[d[d[9].next].next];
+	cr_assert_eq(d[3].next, 8 + 2 * 3);
+	cr_assert_eq(d[d[3].next].len, 4096);
+	cr_assert_eq(d[d[3].next].flags, VRING_DESC_F_NEXT | VRING_DESC_F_WRITE);
+	cr_assert_eq(gpa_ptr(d[d[3].next].addr), fb_vq_slot_data(&vq, 3));
+	struct vring_desc *st = &d[d[d[3].next].next];
 	cr_assert_eq(st->len, 1);
 	cr_assert_eq(st->flags, VRING_DESC_F_WRITE);
 	cr_assert_eq(*(uint8_t *)gpa_ptr(st->addr), FB_STATUS_UNSET);
 	/* the write's data descriptor is device-readable */
-	cr_assert_eq(d[16].flags, VRING_DESC_F_NEXT);
-	cr_assert_eq(d[16].len, 512);
+	cr_assert_eq(d[8 + 2 * 5].flags, VRING_DESC_F_NEXT);
+	cr_assert_eq(d[8 + 2 * 5].len, 512);
 	/* a request without data (flush) skips the data descriptor */
 	fb_vq_submit(&vq, 1, VIRTIO_BLK_T_FLUSH, 0, 0);
-	cr_assert_eq(d[3].next, 5);
+	cr_assert_eq(d[1].next, 8 + 2 * 1 + 1);
+	cr_assert_eq(d[d[1].next].flags, VRING_DESC_F_WRITE);
 }
 
 Test(fb_vring, kick_follows_no_notify, .fini = teardown_vq)
@@ -133,12 +136,12 @@ Test(fb_vring, poll_and_id_validation, .fini = teardown_vq)
 	vq.vr.used->ring[1].id = 27;
 	vq.vr.used->idx = 2;
 	cr_assert_eq(fb_vq_poll(&vq, ids, 8), 2);
-	cr_assert_eq(fb_vq_id_slot(&vq, ids[0]), 2);
+	cr_assert_eq(fb_vq_id_slot(&vq, ids[0]), 6);
 	cr_assert_eq(ids[1], 27);
-	cr_assert_eq(fb_vq_id_slot(&vq, ids[1]), -1); /* slot 9 of 8 */
-	cr_assert_eq(fb_vq_id_slot(&vq, 21), 7);
-	cr_assert_eq(fb_vq_id_slot(&vq, 4), -1);  /* not a chain head */
-	cr_assert_eq(fb_vq_id_slot(&vq, 24), -1); /* beyond the slots */
+	cr_assert_eq(fb_vq_id_slot(&vq, ids[1]), -1); /* a data/status descriptor */
+	cr_assert_eq(fb_vq_id_slot(&vq, 7), 7);
+	cr_assert_eq(fb_vq_id_slot(&vq, 8), -1);   /* not a chain head */
+	cr_assert_eq(fb_vq_id_slot(&vq, 100), -1); /* beyond the ring */
 	/* used_event kept half a ring ahead: the backend never needs to call */
 	cr_assert_eq(vring_used_event(&vq.vr), (uint16_t)(2 + 0x8000));
 }
