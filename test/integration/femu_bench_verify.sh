@@ -21,6 +21,10 @@ expect_ok read4q $Q --rw read --bs 512,32k --qd 16 --queues 4 --verify-gen 12
 expect_ok randrw4q $Q --rw randrw --mix 70 --bs 512,4k,64k --qd 32 --queues 4 --ios 40000 \
 	--verify-gen 12
 expect_ok randread4q $Q --rw randread --bs 4k --qd 32 --queues 4 --time 1 --verify-gen 12
+# two pinned worker threads, each owning two of the queues
+expect_ok threads2 $Q --rw randrw --mix 50 --bs 512,4k --qd 8 --queues 4 --cpus 0,1 --ios 20000 \
+	--verify-gen 12
+grep -q "threads=2" "$T/threads2.out" && ok "two worker threads" || ko "threads: $(head -1 "$T/threads2.out")"
 # JSON output carries the keys scripts read
 bench json $Q --rw randread --bs 4k --qd 4 --ios 1000 --verify-gen 12 --json
 if [ "$RC" -eq 0 ] && python3 -c '
