@@ -7,6 +7,9 @@
 
 #include "ftl/fm_model.h"
 
+/* Cache line size assumed by fm_data_prefetch(), bytes. */
+#define FM_DATA_LINE 64
+
 void fm_data_read(const void *data, const struct fm_req *req)
 {
 	const uint8_t *src = (const uint8_t *)data + req->offset;
@@ -30,4 +33,21 @@ void fm_data_write(void *data, const struct fm_req *req)
 void fm_data_zero(void *data, uint64_t offset, uint64_t len)
 {
 	memset((uint8_t *)data + offset, 0, len);
+}
+
+void fm_data_prefetch(const void *data, uint64_t offset, uint64_t len, bool for_write)
+{
+	const uint8_t *p = (const uint8_t *)data + offset;
+	uint64_t off;
+
+	if (len > FM_DATA_PREFETCH_MAX)
+		len = FM_DATA_PREFETCH_MAX;
+	/* the builtin needs constant arguments: two loops */
+	if (for_write) {
+		for (off = 0; off < len; off += FM_DATA_LINE)
+			__builtin_prefetch(p + off, 1, 3);
+	} else {
+		for (off = 0; off < len; off += FM_DATA_LINE)
+			__builtin_prefetch(p + off, 0, 3);
+	}
 }

@@ -127,6 +127,19 @@ struct fm_model_ops {
 	/* Print counters (one "key value" pair per line) to out. */
 	void (*stats)(struct fm_model *m, FILE *out);
 
+	/*
+	 * Optional (NULL = none): a hint that a request op (FM_OP_READ or
+	 * FM_OP_WRITE) of [offset, offset + len) will be submitted soon, so
+	 * that the model can start fetching the data it will touch (the
+	 * transport calls it for requests queued behind the one it serves,
+	 * to overlap their memory latency).  offset + len lies inside the
+	 * device; len may be anything (the model bounds the work).  Must not
+	 * change the model's state, take a lock or block: it may be called
+	 * concurrently whatever single_writer says, and the request may never
+	 * be submitted.
+	 */
+	void (*prefetch)(struct fm_model *m, enum fm_op op, uint64_t offset, uint64_t len);
+
 	bool single_writer;
 };
 
@@ -143,5 +156,13 @@ extern const struct fm_model_ops fm_bbssd_ops;
 void fm_data_read(const void *data, const struct fm_req *req);
 void fm_data_write(void *data, const struct fm_req *req);
 void fm_data_zero(void *data, uint64_t offset, uint64_t len);
+
+/*
+ * Prefetch the first FM_DATA_PREFETCH_MAX bytes of [offset, offset + len)
+ * of the data region into the cache (for writing when for_write), without
+ * faulting: a hint only.
+ */
+#define FM_DATA_PREFETCH_MAX 4096
+void fm_data_prefetch(const void *data, uint64_t offset, uint64_t len, bool for_write);
 
 #endif /* FM_MODEL_H */

@@ -72,6 +72,13 @@ static enum fm_status nossd_submit(struct fm_model *m, const struct fm_req *req,
 	return FM_S_UNSUPP;
 }
 
+/* Warm the cache for a request the transport will submit soon. */
+static void nossd_prefetch(struct fm_model *m, enum fm_op op, uint64_t offset, uint64_t len)
+{
+	if (op == FM_OP_READ || op == FM_OP_WRITE)
+		fm_data_prefetch(m->data, offset, len, op == FM_OP_WRITE);
+}
+
 static void nossd_stats(struct fm_model *m, FILE *out)
 {
 	fprintf(out, "model nossd\ncapacity_bytes %llu\n", (unsigned long long)m->capacity);
@@ -85,5 +92,6 @@ const struct fm_model_ops fm_nossd_ops = {
     .destroy = nossd_destroy,
     .submit = nossd_submit,
     .stats = nossd_stats,
+    .prefetch = nossd_prefetch,
     .single_writer = false,
 };

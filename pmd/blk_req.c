@@ -189,3 +189,20 @@ void pmd_blk_req_exec(const struct pmd_blk_target *t, const struct pmd_chain *c,
 		break;
 	}
 }
+
+void pmd_blk_req_prefetch(const struct pmd_blk_target *t, const struct pmd_chain_hint *h)
+{
+	enum fm_op op;
+	uint64_t offset;
+
+	if (h->type == VIRTIO_BLK_T_IN)
+		op = FM_OP_READ;
+	else if (h->type == VIRTIO_BLK_T_OUT && !t->readonly)
+		op = FM_OP_WRITE;
+	else
+		return;
+	if (t->ops->prefetch == NULL || h->data_len == 0 ||
+	    !range_ok(t, h->sector, h->data_len, &offset))
+		return;
+	t->ops->prefetch(t->model, op, offset, h->data_len);
+}

@@ -55,4 +55,11 @@ struct pmd_blk_done {
 void pmd_blk_req_exec(const struct pmd_blk_target *t, const struct pmd_chain *c,
 		      enum pmd_chain_result parsed, uint64_t now_ns, struct pmd_blk_done *done);
 
+/*
+ * Hand the model a prefetch hint for a read or write request peeked ahead
+ * (see pmd_chain_peek()) when the model has a prefetch op and the hinted
+ * range lies inside the device; any other hint is ignored.
+ */
+void pmd_blk_req_prefetch(const struct pmd_blk_target *t, const struct pmd_chain_hint *h);
+
 #endif /* PMD_BLK_REQ_H */

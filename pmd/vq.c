@@ -118,6 +118,7 @@ struct pmd_vq *pmd_vq_create(const struct pmd_vq_setup *s)
 	q->kickfd = s->kickfd;
 	q->event_idx = s->event_idx;
 	q->indirect = s->indirect;
+	q->prefetch = s->target->ops->prefetch != NULL;
 	q->name = "";
 	vq_suppress_kicks(q);
 	return q;
@@ -275,6 +276,30 @@ static unsigned vq_resubmit(struct pmd_vq *q, uint64_t now, struct pmd_chain *c)
 	return n;
 }
 
+/* Peek at the request in avail slot idx and hand its data range to the model. */
+static void vq_prefetch(struct pmd_vq *q, uint16_t idx)
+{
+	const struct pmd_chain_ring ring = {
+	    .desc = q->desc, .size = q->size, .indirect_ok = q->indirect};
+	struct pmd_chain_hint h;
+
+	if (pmd_chain_peek(q->mem, &ring, ld16(&q->avail->ring[idx & q->mask]), &h))
+		pmd_blk_req_prefetch(q->target, &h);
+}
+
+/*
+ * Prefetch requests 1..PMD_VQ_LOOKAHEAD-1 of a burst of n (the loop then
+ * stays ahead).  Not request 0: it is served at once, a hint could not run
+ * ahead of its copy and only costs time (QD1 latency measured ~5% worse).
+ */
+static void vq_prefetch_start(struct pmd_vq *q, uint16_t n)
+{
+	uint16_t k;
+
+	for (k = 1; k < n && k < PMD_VQ_LOOKAHEAD; k++)
+		vq_prefetch(q, (uint16_t)(q->last_avail + k));
+}
+
 static unsigned vq_take(struct pmd_vq *q, uint64_t now, struct pmd_chain *c)
 {
 	uint16_t avail_idx = ld16(&q->avail->idx);
@@ -291,8 +316,13 @@ static unsigned vq_take(struct pmd_vq *q, uint64_t now, struct pmd_chain *c)
 	if (n > PMD_VQ_BURST)
 		n = PMD_VQ_BURST;
 	rte_smp_rmb();
+	if (q->prefetch)
+		vq_prefetch_start(q, n);
 	for (i = 0; i < n && q->nheap < q->size && bytes < PMD_VQ_BURST_BYTES; i++) {
 		uint16_t head = ld16(&q->avail->ring[q->last_avail & q->mask]);
+
+		if (q->prefetch && i + PMD_VQ_LOOKAHEAD < n)
+			vq_prefetch(q, (uint16_t)(q->last_avail + PMD_VQ_LOOKAHEAD));
 
 		if (q->inflight && head < q->size)
 			rte_vhost_set_inflight_desc_split(q->vid, q->qid, head);

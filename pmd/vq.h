@@ -33,6 +33,14 @@
  */
 #define PMD_VQ_BURST 64
 #define PMD_VQ_BURST_BYTES (512u << 10)
+/*
+ * With a model that has a prefetch op, a sweep peeks this many requests
+ * ahead of the one it serves and hands the model a hint for their data, so
+ * that the memory latency of several requests overlaps.
+ */
+#ifndef PMD_VQ_LOOKAHEAD
+#define PMD_VQ_LOOKAHEAD 2
+#endif
 
 /* Counters of one queue; summed by pmd_stats(). */
 struct pmd_vq_stats {
@@ -105,6 +113,7 @@ struct pmd_vq {
 	bool indirect;
 	bool broken;
 	bool inflight;
+	bool prefetch;	       /* the model has a prefetch op: peek ahead */
 	bool rte_mem;	       /* state allocated with rte_malloc */
 	uint16_t nresubmit;    /* heads in resubmit[] */
 	uint16_t resubmit_pos; /* next one to replay */

@@ -14,6 +14,7 @@
  */
 #include <string.h>
 
+#include <rte_byteorder.h>
 #include <rte_common.h>
 
 #include "pmd/vq_chain.h"
@@ -227,6 +228,51 @@ enum pmd_chain_result pmd_chain_parse(struct rte_vhost_memory *mem,
 	}
 	c->ndesc = (uint16_t)walked;
 	return walk_finish(&w);
+}
+
+/* Host address of a whole request header at gpa, or NULL. */
+static const struct virtio_blk_outhdr *peek_hdr(struct rte_vhost_memory *mem, uint64_t gpa)
+{
+	uint64_t l = PMD_BLK_HDR_SIZE;
+	uint64_t hva = rte_vhost_va_from_guest_pa(mem, gpa, &l);
+
+	if (hva == 0 || l != PMD_BLK_HDR_SIZE)
+		return NULL;
+	return (const struct virtio_blk_outhdr *)(uintptr_t)hva;
+}
+
+bool pmd_chain_peek(struct rte_vhost_memory *mem, const struct pmd_chain_ring *ring, uint16_t head,
+		    struct pmd_chain_hint *h)
+{
+	const struct vring_desc *tbl = ring->desc;
+	uint32_t tbl_size = ring->size;
+	const volatile struct virtio_blk_outhdr *hdr;
+	const char *why = NULL;
+	struct vring_desc d;
+
+	if (head >= ring->size)
+		return false;
+	d = desc_read(tbl, head);
+	if (d.flags & VRING_DESC_F_INDIRECT) {
+		if (!ring->indirect_ok)
+			return false;
+		tbl = indirect_table(mem, &d, RTE_MIN(ring->size, PMD_CHAIN_MAX_INDIRECT),
+				     &tbl_size, &why);
+		if (tbl == NULL)
+			return false;
+		d = desc_read(tbl, 0);
+	}
+	if (d.len < PMD_BLK_HDR_SIZE || (d.flags & VRING_DESC_F_WRITE))
+		return false;
+	hdr = peek_hdr(mem, d.addr);
+	if (hdr == NULL)
+		return false;
+	h->type = rte_le_to_cpu_32(hdr->type);
+	h->sector = rte_le_to_cpu_64(hdr->sector);
+	h->data_len = 0;
+	if ((d.flags & VRING_DESC_F_NEXT) && d.next < tbl_size)
+		h->data_len = desc_read(tbl, d.next).len;
+	return true;
 }
 
 uint64_t pmd_iov_copy_out(const struct fm_iov *iov, uint32_t n, uint64_t off, void *dst,

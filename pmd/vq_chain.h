@@ -78,6 +78,24 @@ enum pmd_chain_result pmd_chain_parse(struct rte_vhost_memory *mem,
 				      const struct pmd_chain_ring *ring, uint16_t head,
 				      struct pmd_chain *c);
 
+/* What pmd_chain_peek() learns about a chain without validating it. */
+struct pmd_chain_hint {
+	uint32_t type;	   /* VIRTIO_BLK_T_*, CPU byte order */
+	uint64_t sector;   /* CPU byte order */
+	uint32_t data_len; /* length of the descriptor after the header's, 0 if none */
+};
+
+/*
+ * Peek at the chain starting at head for a prefetch hint: read its header
+ * (when the first descriptor holds all 16 bytes of it in one guest memory
+ * region) and the length of the descriptor that follows.  Nothing is
+ * validated beyond what reading safely needs, nothing is written, and the
+ * result must not be used for anything but a hint: pmd_chain_parse() reads
+ * the chain again.  Returns false when no hint could be read.
+ */
+bool pmd_chain_peek(struct rte_vhost_memory *mem, const struct pmd_chain_ring *ring, uint16_t head,
+		    struct pmd_chain_hint *h);
+
 /*
  * Copy len bytes out of the segments iov[0..n) starting at byte offset off;
  * returns the number of bytes copied (less than len at the end of the data).

@@ -60,6 +60,20 @@ const struct fm_model_ops fake_model_ops = {
     .submit = fake_submit,
 };
 
+static void fake_prefetch(struct fm_model *m, enum fm_op op, uint64_t offset, uint64_t len)
+{
+	if (m->npf < FM_REC_MAX)
+		m->pf[m->npf] = (struct fm_rec_pf){
+		    .op = op, .offset = offset, .len = len, .before_submit = m->calls};
+	m->npf++;
+}
+
+const struct fm_model_ops fake_model_pf_ops = {
+    .name = "fake-pf",
+    .submit = fake_submit,
+    .prefetch = fake_prefetch,
+};
+
 void fg_target(struct pmd_blk_target *t, struct fm_model *m, uint64_t capacity)
 {
 	memset(t, 0, sizeof(*t));

@@ -33,6 +33,14 @@ void fg_fini(struct fake_guest *g);
 void *fg_host(struct fake_guest *g, uint64_t gpa);
 void fg_desc(struct vring_desc *d, uint64_t gpa, uint32_t len, uint16_t flags, uint16_t next);
 
+/* A prefetch hint the recording model got. */
+struct fm_rec_pf {
+	enum fm_op op;
+	uint64_t offset;
+	uint64_t len;
+	unsigned before_submit; /* submit() calls made before this hint */
+};
+
 /* Recording model: remembers the last requests, returns status/due as set. */
 #define FM_REC_MAX 32
 struct fm_model {
@@ -40,8 +48,12 @@ struct fm_model {
 	struct fm_req req[FM_REC_MAX];
 	uint64_t due_delta; /* submit returns now + due_delta */
 	enum fm_status status;
+	unsigned npf; /* prefetch hints (fake_model_pf_ops only) */
+	struct fm_rec_pf pf[FM_REC_MAX];
 };
 extern const struct fm_model_ops fake_model_ops;
+/* The same model with a recording prefetch op. */
+extern const struct fm_model_ops fake_model_pf_ops;
 
 void fg_target(struct pmd_blk_target *t, struct fm_model *m, uint64_t capacity);
 

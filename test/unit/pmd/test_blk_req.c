@@ -438,3 +438,43 @@ Test(blk_req, random_requests_reach_model_only_inside_device)
 	}
 	cr_assert_gt(served, 100);
 }
+
+/* Prefetch hints: reads and writes inside the device reach the model's op. */
+static void hint(uint32_t type, uint64_t sector, uint32_t data_len)
+{
+	const struct pmd_chain_hint h = {.type = type, .sector = sector, .data_len = data_len};
+
+	pmd_blk_req_prefetch(&t, &h);
+}
+
+Test(blk_req, prefetch_hint_of_read_and_write)
+{
+	t.ops = &fake_model_pf_ops;
+	hint(VIRTIO_BLK_T_IN, 3, 4096);
+	hint(VIRTIO_BLK_T_OUT, 8, 512);
+	cr_assert_eq(m.npf, 2);
+	cr_assert_eq(m.pf[0].op, FM_OP_READ);
+	cr_assert_eq(m.pf[0].offset, 3 * 512);
+	cr_assert_eq(m.pf[0].len, 4096);
+	cr_assert_eq(m.pf[1].op, FM_OP_WRITE);
+	cr_assert_eq(m.pf[1].offset, 8 * 512);
+	cr_assert_eq(m.calls, 0, "a hint submitted something");
+}
+
+Test(blk_req, prefetch_hint_ignored_when_not_servable)
+{
+	t.ops = &fake_model_pf_ops;
+	hint(VIRTIO_BLK_T_IN, CAP / 512, 512);	    /* one past the end */
+	hint(VIRTIO_BLK_T_IN, UINT64_MAX / 8, 512); /* sector overflows */
+	hint(VIRTIO_BLK_T_IN, 0, 0);
+	hint(VIRTIO_BLK_T_FLUSH, 0, 512);
+	hint(VIRTIO_BLK_T_GET_ID, 0, 20);
+	t.readonly = true;
+	hint(VIRTIO_BLK_T_OUT, 0, 512);
+	cr_assert_eq(m.npf, 0);
+	hint(VIRTIO_BLK_T_IN, CAP / 512 - 1, 512); /* last sector */
+	cr_assert_eq(m.npf, 1);
+	t.ops = &fake_model_ops; /* no prefetch op: nothing to call */
+	hint(VIRTIO_BLK_T_IN, 0, 512);
+	cr_assert_eq(m.npf, 1);
+}

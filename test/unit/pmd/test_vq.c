@@ -3,7 +3,8 @@
  * test_vq.c - serving a split virtqueue: inline and deferred completions
  * (heap order, lateness), used ring contents, kick suppression, call
  * decisions with and without EVENT_IDX, poll queues without a call fd,
- * broken queues, flush on stop.
+ * broken queues, flush on stop, prefetch look-ahead (hints only: order,
+ * completions and the point where a broken queue stops are unchanged).
  */
 #include <criterion/criterion.h>
 #include <string.h>
@@ -334,4 +335,104 @@ Test(vq, sweep_stops_after_byte_budget)
 	cr_assert_geq((uint64_t)first * len, PMD_VQ_BURST_BYTES);
 	cr_assert_eq(pmd_vq_sweep(q, 0, &scratch), 12 - first);
 	cr_assert_eq(used->idx, 12);
+}
+
+/*
+ * With a prefetch op every request but the first of a burst is hinted once,
+ * PMD_VQ_LOOKAHEAD requests ahead.
+ */
+Test(vq, prefetch_hints_run_ahead_of_submits)
+{
+	unsigned k;
+
+	t.ops = &fake_model_pf_ops;
+	make_q(true, -1);
+	for (k = 0; k < 5; k++)
+		post_read(k, 8 * k);
+	cr_assert_eq(pmd_vq_sweep(q, 0, &scratch), 5);
+	cr_assert_eq(m.calls, 5);
+	cr_assert_eq(m.npf, 4);
+	for (k = 0; k < 5; k++) {
+		cr_assert_eq(m.req[k].offset, 4096 * k, "submit order changed");
+		cr_assert_eq(used->ring[k].id, 3 * k, "completion order changed");
+		cr_assert_eq(status_of(k), VIRTIO_BLK_S_OK);
+	}
+	for (k = 1; k < 5; k++) {
+		const struct fm_rec_pf *pf = &m.pf[k - 1];
+
+		cr_assert_eq(pf->op, FM_OP_READ);
+		cr_assert_eq(pf->offset, 4096 * k);
+		cr_assert_eq(pf->len, 4096);
+		cr_assert_eq(pf->before_submit, k < PMD_VQ_LOOKAHEAD ? 0 : k - PMD_VQ_LOOKAHEAD);
+	}
+}
+
+Test(vq, no_prefetch_op_no_hints)
+{
+	make_q(true, -1);
+	post_read(0, 0);
+	post_read(1, 8);
+	cr_assert_eq(pmd_vq_sweep(q, 0, &scratch), 2);
+	cr_assert_not(q->prefetch);
+	cr_assert_eq(m.npf, 0);
+}
+
+/* A chain peeked ahead that is broken still stops the queue at its own place. */
+Test(vq, broken_chain_ahead_breaks_queue_at_its_place)
+{
+	unsigned k;
+
+	t.ops = &fake_model_pf_ops;
+	make_q(true, -1);
+	post_read(0, 0);
+	post_read(1, 8);
+	post_read(2, 16);
+	desc[8].addr = FG_HOLE_GPA; /* chain 2: status byte unreachable */
+	post_read(3, 24);
+	pmd_vq_sweep(q, 0, &scratch);
+	cr_assert(q->broken);
+	cr_assert_eq(q->st.broken, 1);
+	cr_assert_eq(m.calls, 2);
+	cr_assert_eq(used->idx, 2);
+	cr_assert_eq(used->ring[0].id, 0);
+	cr_assert_eq(used->ring[1].id, 3);
+	cr_assert_eq(q->last_avail, 2);
+	cr_assert_eq(status_of(2), 0xff);
+	cr_assert_eq(status_of(3), 0xff, "request after the broken one served");
+	for (k = 0; k < m.npf && k < FM_REC_MAX; k++)
+		cr_assert_eq(m.pf[k].offset, 4096 * (k + 1));
+}
+
+Test(vq, bad_head_ahead_is_not_hinted_and_breaks_queue)
+{
+	t.ops = &fake_model_pf_ops;
+	make_q(true, -1);
+	post_read(0, 0);
+	post_read(1, 8);
+	avail->ring[avail->idx % QSZ] = 200; /* head outside the queue */
+	avail->idx++;
+	post_read(3, 24);
+	pmd_vq_sweep(q, 0, &scratch);
+	cr_assert(q->broken);
+	cr_assert_eq(m.calls, 2);
+	cr_assert_eq(used->idx, 2);
+	cr_assert_eq(q->last_avail, 2);
+	cr_assert_leq(m.npf, 3);
+	for (unsigned k = 0; k < m.npf; k++)
+		cr_assert_neq(m.pf[k].offset, 2 * 4096, "hint for the bad head");
+}
+
+Test(vq, out_of_range_request_ahead_not_hinted_answered_ioerr)
+{
+	t.ops = &fake_model_pf_ops;
+	make_q(true, -1);
+	post_read(0, 1ULL << 40); /* past the end */
+	post_read(1, 8);
+	pmd_vq_sweep(q, 0, &scratch);
+	cr_assert_eq(used->idx, 2);
+	cr_assert_eq(status_of(0), VIRTIO_BLK_S_IOERR);
+	cr_assert_eq(status_of(1), VIRTIO_BLK_S_OK);
+	cr_assert_eq(m.calls, 1);
+	cr_assert_eq(m.npf, 1);
+	cr_assert_eq(m.pf[0].offset, 4096);
 }

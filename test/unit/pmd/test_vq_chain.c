@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_vq_chain.c - descriptor chain walker and validator against a fake
- * guest memory map: every accepted layout and every malformed case.
+ * guest memory map: every accepted layout and every malformed case; the
+ * prefetch peek.
  */
 #include <criterion/criterion.h>
 #include <string.h>
@@ -470,4 +471,68 @@ Test(vq_chain, random_chains_never_point_outside_guest_memory)
 	cr_assert_gt(ok, 0);
 	cr_assert_gt(ioerr, 0);
 	cr_assert_gt(broken, 0);
+}
+
+static bool peek(uint16_t head, struct pmd_chain_hint *h)
+{
+	return pmd_chain_peek(g.mem, &ring, head, h);
+}
+
+Test(vq_chain, peek_direct_read)
+{
+	struct pmd_chain_hint h;
+
+	read_chain(5, DATA, 4096);
+	cr_assert(peek(5, &h));
+	cr_assert_eq(h.type, VIRTIO_BLK_T_IN);
+	cr_assert_eq(h.sector, 77);
+	cr_assert_eq(h.data_len, 4096);
+}
+
+Test(vq_chain, peek_indirect_read)
+{
+	struct pmd_chain_hint h;
+
+	indirect_table(3);
+	cr_assert(peek(9, &h));
+	cr_assert_eq(h.sector, 77);
+	cr_assert_eq(h.data_len, 4096);
+	ring.indirect_ok = false;
+	cr_assert_not(peek(9, &h));
+	ring.indirect_ok = true;
+	desc[9].addr = FG_HOLE_GPA;
+	cr_assert_not(peek(9, &h));
+}
+
+Test(vq_chain, peek_refuses_what_it_cannot_read)
+{
+	struct pmd_chain_hint h;
+
+	cr_assert_not(peek(QSIZE, &h), "head outside the queue");
+	read_chain(5, FG_HOLE_GPA, 16);
+	desc[5].addr = FG_HOLE_GPA;
+	cr_assert_not(peek(5, &h), "header outside memory");
+	read_chain(5, DATA, 4096);
+	desc[5].addr = FG_B_GPA - 8;
+	cr_assert_not(peek(5, &h), "header spanning two regions");
+	read_chain(5, DATA, 4096);
+	desc[5].len = 8;
+	cr_assert_not(peek(5, &h), "header split over descriptors");
+	read_chain(5, DATA, 4096);
+	desc[5].flags |= VRING_DESC_F_WRITE;
+	cr_assert_not(peek(5, &h), "writable header");
+}
+
+Test(vq_chain, peek_without_valid_next_has_no_data_len)
+{
+	struct pmd_chain_hint h;
+
+	read_chain(5, DATA, 4096);
+	desc[5].next = QSIZE;
+	cr_assert(peek(5, &h));
+	cr_assert_eq(h.data_len, 0);
+	desc[5].flags = 0;
+	cr_assert(peek(5, &h));
+	cr_assert_eq(h.data_len, 0);
+	cr_assert_eq(parse(5), PMD_CHAIN_BROKEN, "peek must not make parse lenient");
 }
