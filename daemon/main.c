@@ -21,6 +21,7 @@
 #include "daemon/dev.h"
 #include "daemon/lcores.h"
 #include "daemon/options.h"
+#include "daemon/peer.h"
 #include "numa/mbe.h"
 #include "numa/place.h"
 #include "pmd/pmd.h"
@@ -132,6 +133,26 @@ static int femud_auto_lcores(struct femud *f, struct place_topo *t, char *err, s
 	/* One lcore polls on the main lcore; several: the idle main lcore shares the first CPU. */
 	femud_format_lcores(f, cpus, (unsigned)n, n > 1);
 	return 0;
+}
+
+/* A frontend connected: warn when its process may run on a poller's CPU. */
+static void femud_on_connect(const char *path, void *arg)
+{
+	const struct femud *f = arg;
+	unsigned cpus[FEMUD_MAX_LCORES];
+	unsigned n = 0;
+	char msgs[1024] = "";
+	pid_t pid = femud_socket_peer_pid(path);
+
+	if (pid <= 0 || pid == f->opts.qemu_pid)
+		return; /* unknown, or already checked at start */
+	for (unsigned i = f->lcores.n > 1 ? 1 : 0; i < f->lcores.n; i++)
+		cpus[n++] = (unsigned)f->lcores.l[i].cpu;
+	if (place_check_pid_overlap(cpus, n, pid, msgs, sizeof(msgs)) <= 0)
+		return;
+	for (char *save = NULL, *line = strtok_r(msgs, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		femud_log("warning: placement: %s: frontend pid %d: %s", path, (int)pid, line);
 }
 
 /* Warnings about where the pollers are (hwloc): never fatal. */
@@ -343,6 +364,7 @@ static int femud_start_pmd(struct femud *f, char *err, size_t errlen)
 	else
 		for (unsigned i = 1; i < f->lcores.n; i++)
 			ids[n++] = f->lcores.l[i].id;
+	pmd_set_connect_hook(femud_on_connect, f);
 	rc = pmd_init(ids, n, main_polls);
 	if (rc != 0) {
 		snprintf(err, errlen, "poller set-up failed: %s", strerror(-rc));

@@ -79,6 +79,13 @@ void pmd_poller_run_main(void);
 void pmd_pollers_stop(void);
 
 /*
+ * Called on rte_vhost's control thread each time a frontend connects to the
+ * device at `path` (never on the I/O path; may block briefly).  NULL: none.
+ */
+typedef void (*pmd_connect_hook_t)(const char *path, void *arg);
+void pmd_set_connect_hook(pmd_connect_hook_t fn, void *arg);
+
+/*
  * Print per-device, per-queue counters, one "key value" list per line:
  *   device PATH connections N
  *     qI requests .. read_bytes .. write_bytes .. errors .. kicks .. calls .. calls_saved ..

@@ -352,6 +352,15 @@ static struct pmd_blk *dev_of_path(const char *path)
 	return NULL;
 }
 
+static pmd_connect_hook_t connect_hook;
+static void *connect_hook_arg;
+
+void pmd_set_connect_hook(pmd_connect_hook_t fn, void *arg)
+{
+	connect_hook_arg = arg;
+	connect_hook = fn;
+}
+
 static int on_new_connection(int vid)
 {
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
@@ -381,6 +390,8 @@ static int on_new_connection(int vid)
 		rc = 0;
 	}
 	pthread_mutex_unlock(&ctl_lock);
+	if (rc == 0 && connect_hook != NULL)
+		connect_hook(path, connect_hook_arg);
 	return rc;
 }
 

@@ -74,6 +74,11 @@ if start_femud first --dev "path=$T/f.sock,devsz_mb=16"; then
 	if [ $rc -ne 0 ] && grep -q "$T/f.sock" <<<"$out"; then ok "a second femud on a live socket path refuses (rc=$rc)"
 	else ko "second femud on a live path: rc=$rc: $out"; fi
 	kill -0 "$pid" 2>/dev/null && ok "the first femud still runs" || ko "first femud died"
+	# A frontend allowed on the poller's CPU is named (pid from SO_PEERCRED).
+	taskset -c 0 python3 -c 'import socket,sys,time; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); time.sleep(0.5)' "$T/f.sock" &
+	cpid=$!; wait $cpid
+	grep -q "frontend pid $cpid: poller CPU 0" "$T/first.log" && ok "a frontend on the poller's CPU is warned about" ||
+		ko "no placement warning for frontend $cpid: $(grep placement "$T/first.log")"
 	kill -TERM "$pid"; wait "$pid"; rc=$?
 	[ $rc -eq 0 ] && ok "SIGTERM: exit 0" || ko "SIGTERM: exit $rc"
 	[ ! -e "$T/f.sock" ] && ok "socket removed at exit" || ko "socket left behind"
