@@ -378,14 +378,33 @@ static int femud_start_pmd(struct femud *f, char *err, size_t errlen)
 	return pmd_pollers_start();
 }
 
-static void *femud_signal_thread(void *arg)
+static void femud_print_stats(struct femud *f)
 {
-	struct femud *f = arg;
+	for (unsigned i = 0; i < f->ndevs; i++)
+		femud_dev_stats(&f->devs[i], stdout);
+	pmd_stats(stdout);
+	fflush(stdout);
+}
+
+/* Wait for SIGINT/SIGTERM; SIGUSR1 prints the counters and goes on waiting. */
+static void femud_wait_for_stop(struct femud *f)
+{
 	int sig = 0;
 
-	sigwait(&f->sigs, &sig);
+	for (;;) {
+		if (sigwait(&f->sigs, &sig) != 0)
+			continue;
+		if (sig != SIGUSR1)
+			break;
+		femud_print_stats(f);
+	}
 	femud_log("signal %d: stopping", sig);
 	pmd_pollers_stop();
+}
+
+static void *femud_signal_thread(void *arg)
+{
+	femud_wait_for_stop(arg);
 	return NULL;
 }
 
@@ -393,31 +412,25 @@ static void *femud_signal_thread(void *arg)
 static void femud_serve(struct femud *f)
 {
 	pthread_t t;
-	int sig = 0;
 
 	if (f->lcores.n == 1) {
-		/* The main lcore polls; a plain thread waits for the signal. */
+		/* The main lcore polls; a plain thread waits for the signals. */
 		pthread_create(&t, NULL, femud_signal_thread, f);
 		pmd_poller_run_main();
 		pthread_join(t, NULL);
 		return;
 	}
-	sigwait(&f->sigs, &sig);
-	femud_log("signal %d: stopping", sig);
-	pmd_pollers_stop();
+	femud_wait_for_stop(f);
 }
 
 static void femud_teardown(struct femud *f, bool eal_up)
 {
-	for (unsigned i = 0; i < f->ndevs; i++) {
-		if (eal_up)
-			femud_dev_stats(&f->devs[i], stdout);
+	if (eal_up)
+		femud_print_stats(f);
+	for (unsigned i = 0; i < f->ndevs; i++)
 		femud_dev_destroy(&f->devs[i]);
-	}
-	if (eal_up) {
-		pmd_stats(stdout);
+	if (eal_up)
 		rte_eal_cleanup();
-	}
 	fflush(stdout);
 	femud_opts_free(&f->opts);
 }
@@ -460,6 +473,7 @@ int main(int argc, char **argv)
 	sigemptyset(&f->sigs);
 	sigaddset(&f->sigs, SIGINT);
 	sigaddset(&f->sigs, SIGTERM);
+	sigaddset(&f->sigs, SIGUSR1);
 	pthread_sigmask(SIG_BLOCK, &f->sigs, NULL);
 
 	if (femud_create_backends(f, err, sizeof(err)) != 0) {

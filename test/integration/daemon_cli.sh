@@ -79,6 +79,9 @@ if start_femud first --dev "path=$T/f.sock,devsz_mb=16"; then
 	cpid=$!; wait $cpid
 	grep -q "frontend pid $cpid: poller CPU 0" "$T/first.log" && ok "a frontend on the poller's CPU is warned about" ||
 		ko "no placement warning for frontend $cpid: $(grep placement "$T/first.log")"
+	kill -USR1 "$pid"; sleep 0.5
+	if kill -0 "$pid" 2>/dev/null && grep -Eq "^device $T/f.sock connections [1-9]" "$T/first.log"; then
+		ok "SIGUSR1 prints the counters and femud goes on"; else ko "SIGUSR1: $(tail -3 "$T/first.log")"; fi
 	kill -TERM "$pid"; wait "$pid"; rc=$?
 	[ $rc -eq 0 ] && ok "SIGTERM: exit 0" || ko "SIGTERM: exit $rc"
 	[ ! -e "$T/f.sock" ] && ok "socket removed at exit" || ko "socket left behind"
