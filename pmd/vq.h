@@ -39,7 +39,7 @@
  * that the memory latency of several requests overlaps.
  */
 #ifndef PMD_VQ_LOOKAHEAD
-#define PMD_VQ_LOOKAHEAD 2
+#define PMD_VQ_LOOKAHEAD 4
 #endif
 
 /* Counters of one queue; summed by pmd_stats(). */
