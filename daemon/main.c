@@ -281,8 +281,9 @@ static void femud_report_backend(const struct femud_dev *d)
 	unsigned sampled;
 	int on = mbe_check_placement(m, 64, &other, &sampled);
 
-	femud_log("dev %s: %zu MiB backend on node %d, %s pages, pre-faulted in %.1f ms%s",
-		  d->opts->path, m->len >> 20, m->node,
+	femud_log("dev %s: %zu MiB backend on node %d (%d of %u sampled pages verified there), %s "
+		  "pages, pre-faulted in %.1f ms%s",
+		  d->opts->path, m->len >> 20, m->node, on, sampled,
 		  m->page_size >= (1u << 30)   ? "1 GiB"
 		  : m->page_size >= (2u << 20) ? "2 MiB"
 					       : "4 KiB",
