@@ -243,6 +243,23 @@ static const struct option opts_long[] = {
     {NULL, 0, NULL, 0},
 };
 
+/* A DPDK log level: a name or 1-8, optionally after "pattern:" (e.g. lib.vhost.*:debug). */
+static bool opts_log_level_ok(const char *s)
+{
+	static const char *const names[] = {"emergency", "alert",  "critical", "error",
+					    "warning",	 "notice", "info",     "debug"};
+	const char *lvl = strrchr(s, ':');
+	uint64_t v;
+
+	lvl = lvl ? lvl + 1 : s;
+	if (opt_u64(lvl, 10, &v) == 0)
+		return v >= 1 && v <= 8;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(lvl, names[i]) == 0)
+			return true;
+	return false;
+}
+
 static int opts_one(struct femud_opts *o, int c, char *err, size_t errlen)
 {
 	uint64_t v;
@@ -266,6 +283,14 @@ static int opts_one(struct femud_opts *o, int c, char *err, size_t errlen)
 		o->ndevs++;
 		return femud_dev_parse(optarg, &o->devs[o->ndevs - 1], err, errlen);
 	case OPT_LOG_LEVEL:
+		if (!opts_log_level_ok(optarg)) {
+			snprintf(
+			    err, errlen,
+			    "--log-level: '%s' is not a level (emergency, alert, critical, error, "
+			    "warning, notice, info, debug or 1-8, optionally after 'pattern:')",
+			    optarg);
+			return -EINVAL;
+		}
 		o->log_level = optarg;
 		return 0;
 	case OPT_DRY_RUN:

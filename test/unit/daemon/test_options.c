@@ -116,7 +116,7 @@ Test(options, global_options_and_several_devices)
 			      "--dev",
 			      "path=/tmp/b.sock,devsz_mb=32,queues=2",
 			      "--log-level",
-			      "debug",
+			      "lib.vhost.*:debug",
 			      "--dry-run"};
 
 	cr_assert_eq(parse(&o, 12, argv), 0, "%s", err);
@@ -126,7 +126,7 @@ Test(options, global_options_and_several_devices)
 	cr_assert_eq(o.devs[1].queues, 2);
 	cr_assert_eq(o.devs[1].mcfg.capacity_bytes, 32ull << 20);
 	cr_assert(o.dry_run);
-	cr_assert_str_eq(o.log_level, "debug");
+	cr_assert_str_eq(o.log_level, "lib.vhost.*:debug");
 	femud_opts_free(&o);
 }
 
