@@ -18,7 +18,8 @@ int femud_dev_create(struct femud_dev *d, struct femud_dev_opts *o, int node, un
 	d->opts = o;
 	rc = mbe_alloc(o->mcfg.capacity_bytes, node, mbe_flags, &d->mem, merr, sizeof(merr));
 	if (rc != 0) {
-		snprintf(err, errlen, "--dev path=%s: backend memory: %s", o->path, merr);
+		snprintf(err, errlen, "--dev path=%s: devsz_mb=%llu: backend memory: %s", o->path,
+			 (unsigned long long)(o->mcfg.capacity_bytes >> 20), merr);
 		return rc;
 	}
 	o->mcfg.mbe_node = node;

@@ -91,6 +91,22 @@ uint64_t mbe_free_hugepages(size_t page_size, int node)
 	return mbe_read_u64(path);
 }
 
+/* MemAvailable from /proc/meminfo, bytes (0 when unknown). */
+static uint64_t mbe_mem_available(void)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[128];
+	unsigned long long kb = 0;
+
+	if (f == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return (uint64_t)kb << 10;
+}
+
 static size_t mbe_round_up(size_t len, size_t align)
 {
 	return (len + align - 1) / align * align;
@@ -214,6 +230,16 @@ int mbe_alloc(size_t len, int node, unsigned flags, struct mbe_region *out, char
 				 "with: echo N > /sys/devices/system/node/node%d/hugepages/"
 				 "hugepages-2048kB/nr_hugepages)",
 				 len >> 20, node < 0 ? 0 : node, node < 0 ? 0 : node);
+		uint64_t avail = mbe_mem_available();
+
+		if (avail != 0 && len > avail) {
+			snprintf(
+			    err, errlen,
+			    "%zu MiB asked for but only %llu MiB of memory are available (and no "
+			    "hugepages reserved for it)",
+			    len >> 20, (unsigned long long)(avail >> 20));
+			return -ENOMEM;
+		}
 		rc = mbe_try(out, (size_t)sysconf(_SC_PAGESIZE), err, errlen);
 		if (rc != 0)
 			return rc;

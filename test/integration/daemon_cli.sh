@@ -45,6 +45,11 @@ out=$("$FEMUD" --dry-run --lcores 0@0 --mbe-node 0 --dev "path=$T/a.sock,devsz_m
 if [ $? -eq 0 ] && grep -q "dev $T/a.sock model=nossd capacity=8388608" <<<"$out"; then
 	ok "--dry-run prints the plan"; else ko "--dry-run: $out"; fi
 
+# A backend larger than the machine's memory: refused before anything is touched.
+out=$("$FEMUD" --no-huge --lcores 0@0 --dev "path=$T/big.sock,devsz_mb=16000000" 2>&1); rc=$?
+if [ $rc -eq 1 ] && grep -q "devsz_mb=16000000: backend memory: .*available" <<<"$out" && [ ! -e "$T/big.sock" ]; then
+	ok "a backend larger than the memory is refused: $out"; else ko "huge backend: rc=$rc: $out"; fi
+
 # --lcores auto: pollers on the backend's node, away from CPU 0 when the host has room.
 out=$("$FEMUD" --dry-run --lcores auto --mbe-node 0 --dev "path=$T/a.sock,devsz_mb=8" 2>&1); rc=$?
 if [ $rc -eq 0 ] && { [ "$(nproc)" -lt 2 ] || ! grep -Eq '^lcores .*@0(,|$| )' <<<"$out"; }; then

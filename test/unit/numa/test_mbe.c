@@ -78,3 +78,14 @@ Test(mbe, zero_length_is_an_error)
 
 	cr_assert_eq(mbe_alloc(0, 0, MBE_F_NO_LOCK, &r, err, sizeof(err)), -EINVAL);
 }
+
+Test(mbe, more_than_the_available_memory_is_refused_before_touching_it)
+{
+	struct mbe_region r;
+	size_t huge = (size_t)1 << 46; /* 64 TiB: more than any test machine has */
+
+	cr_assert_eq(mbe_alloc(huge, 0, MBE_F_NO_HUGE | MBE_F_NO_LOCK, &r, err, sizeof(err)),
+		     -ENOMEM);
+	cr_assert(strstr(err, "available") != NULL, "%s", err);
+	cr_assert_null(r.addr);
+}
