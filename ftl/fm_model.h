@@ -51,9 +51,9 @@ struct fm_iov {
  */
 struct fm_req {
 	enum fm_op op;
-	uint32_t flags;           /* FM_REQ_* */
-	uint64_t offset;          /* bytes from the start of the device */
-	uint64_t len;             /* bytes */
+	uint32_t flags;		  /* FM_REQ_* */
+	uint64_t offset;	  /* bytes from the start of the device */
+	uint64_t len;		  /* bytes */
 	const struct fm_iov *iov; /* READ/WRITE only */
 	uint32_t iovcnt;
 };
@@ -71,10 +71,10 @@ struct fm_kv {
  */
 struct fm_model_config {
 	uint64_t capacity_bytes; /* exposed capacity, bytes */
-	bool capacity_set;       /* the user gave devsz_mb */
-	uint32_t blk_size;       /* logical block size, bytes (512 or 4096) */
-	int mbe_node;            /* NUMA node for the model's tables, -1 = any */
-	const struct fm_kv *kv;  /* model-specific keys */
+	bool capacity_set;	 /* the user gave devsz_mb */
+	uint32_t blk_size;	 /* logical block size, bytes (512 or 4096) */
+	int mbe_node;		 /* NUMA node for the model's tables, -1 = any */
+	const struct fm_kv *kv;	 /* model-specific keys */
 	unsigned nkv;
 	void *priv; /* set by configure(): the model's parsed parameters */
 };
@@ -90,7 +90,7 @@ struct fm_model; /* opaque, one per device */
 
 struct fm_model_ops {
 	const char *name; /* "nossd", "bbssd" */
-	int femu_mode;    /* FEMU's femu_mode value */
+	int femu_mode;	  /* FEMU's femu_mode value */
 
 	/*
 	 * Parse and check the model's keys in cfg->kv and derive what the
