@@ -348,6 +348,12 @@ static int femud_eal_init(struct femud *f, const char *argv0)
 	if (f->opts.log_level != NULL) {
 		eal_argv[n++] = "--log-level";
 		eal_argv[n++] = (char *)f->opts.log_level;
+	} else {
+		/* Quiet by default: EAL and rte_vhost chatter only at warning and above. */
+		eal_argv[n++] = "--log-level";
+		eal_argv[n++] = "lib.eal:warning";
+		eal_argv[n++] = "--log-level";
+		eal_argv[n++] = "lib.vhost.*:warning";
 	}
 	eal_argv[n] = NULL;
 	return rte_eal_init(n, eal_argv);
