@@ -57,6 +57,12 @@ if [ $rc -eq 0 ] && { [ "$(nproc)" -lt 2 ] || ! grep -Eq '^lcores .*@0(,|$| )' <
 expect_usage_error "auto:0" --lcores auto:0 --dev "path=$T/a.sock,devsz_mb=8"
 expect_usage_error "requested" --lcores auto:100 --dev "path=$T/a.sock,devsz_mb=8"
 
+# wait_log REGEX FILE: up to 10 s for a line to appear (control work runs on femud's own threads)
+wait_log() {
+	for _ in $(seq 1 100); do grep -Eq -- "$1" "$2" 2>/dev/null && return 0; sleep 0.1; done
+	return 1
+}
+
 # start_femud NAME ARGS...: start in the background (pid in $pid), wait for "femud: ready"
 start_femud() {
 	local name=$1; shift
@@ -80,12 +86,13 @@ if start_femud first --dev "path=$T/f.sock,devsz_mb=16"; then
 	else ko "second femud on a live path: rc=$rc: $out"; fi
 	kill -0 "$pid" 2>/dev/null && ok "the first femud still runs" || ko "first femud died"
 	# A frontend allowed on the poller's CPU is named (pid from SO_PEERCRED).
-	taskset -c 0 python3 -c 'import socket,sys,time; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); time.sleep(0.5)' "$T/f.sock" &
-	cpid=$!; wait $cpid
-	grep -q "frontend pid $cpid: poller CPU 0" "$T/first.log" && ok "a frontend on the poller's CPU is warned about" ||
+	taskset -c 0 python3 -c 'import socket,sys,time; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); time.sleep(20)' "$T/f.sock" &
+	cpid=$!
+	wait_log "frontend pid $cpid: poller CPU 0" "$T/first.log" && ok "a frontend on the poller's CPU is warned about" ||
 		ko "no placement warning for frontend $cpid: $(grep placement "$T/first.log")"
-	kill -USR1 "$pid"; sleep 0.5
-	if kill -0 "$pid" 2>/dev/null && grep -Eq "^device $T/f.sock connections [1-9]" "$T/first.log"; then
+	kill "$cpid" 2>/dev/null; wait "$cpid" 2>/dev/null
+	kill -USR1 "$pid"
+	if wait_log "^device $T/f.sock connections [1-9]" "$T/first.log" && kill -0 "$pid" 2>/dev/null; then
 		ok "SIGUSR1 prints the counters and femud goes on"; else ko "SIGUSR1: $(tail -3 "$T/first.log")"; fi
 	kill -TERM "$pid"; wait "$pid"; rc=$?
 	[ $rc -eq 0 ] && ok "SIGTERM: exit 0" || ko "SIGTERM: exit $rc"
