@@ -48,6 +48,8 @@ enum pmd_vhu_request {
 	PMD_VHU_GET_QUEUE_NUM = 17,
 	PMD_VHU_GET_CONFIG = 24,
 	PMD_VHU_SET_CONFIG = 25,
+	PMD_VHU_GET_INFLIGHT_FD = 31,
+	PMD_VHU_SET_INFLIGHT_FD = 32,
 };
 
 #define PMD_VHU_HDR_SIZE 12	   /* request, flags, size */

@@ -8,10 +8,11 @@
  * (which rte_vhost fires only when every vring it has heard of is ready).
  * A queue is stopped, synchronously, before rte_vhost can invalidate what
  * the poller uses: GET_VRING_BASE (pre hook: the reply then carries the
- * index femud stored with rte_vhost_set_vring_base), SET_MEM_TABLE (pre
- * hook; restarted from the post hook), RESET_OWNER, vring disable (callfd
- * / kickfd replaced, SET_VRING_ENABLE 0) and destroy_connection.  All of
- * this runs under one control mutex; pollers never take it.
+ * index femud stored with rte_vhost_set_vring_base), SET_MEM_TABLE and
+ * GET/SET_INFLIGHT_FD (pre hook; restarted from the post hook), RESET_OWNER,
+ * vring disable (callfd / kickfd replaced, SET_VRING_ENABLE 0) and
+ * destroy_connection.  All of this runs under one control mutex; pollers
+ * never take it.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -64,7 +65,7 @@ struct pmd_blk {
 struct pmd_conn {
 	struct pmd_blk *dev;
 	int vid;
-	uint64_t restart_mask; /* queues stopped by a SET_MEM_TABLE pre hook */
+	uint64_t restart_mask; /* queues stopped by a pre hook, restarted by the post hook */
 	struct pmd_vq *vq[PMD_MAX_QUEUES];
 	struct rte_vhost_memory *mem[PMD_MAX_QUEUES];
 };
@@ -301,9 +302,17 @@ static enum rte_vhost_msg_result pre_msg(int vid, void *arg)
 		r = RTE_VHOST_MSG_RESULT_REPLY;
 		break;
 	case PMD_VHU_GET_VRING_BASE:
-		queue_stop(c, (uint16_t)msg->payload.state.index);
+		if (msg->payload.state.index < PMD_MAX_QUEUES)
+			queue_stop(c, (uint16_t)msg->payload.state.index);
 		break;
 	case PMD_VHU_SET_MEM_TABLE:
+	case PMD_VHU_GET_INFLIGHT_FD:
+	case PMD_VHU_SET_INFLIGHT_FD:
+		/*
+		 * rte_vhost unmaps the guest memory (SET_MEM_TABLE) or the
+		 * inflight region (GET/SET_INFLIGHT_FD) that running queues
+		 * write to: stop them first, restart from the post hook.
+		 */
 		queue_stop_all(c, &c->restart_mask);
 		break;
 	case PMD_VHU_RESET_OWNER:
@@ -322,7 +331,8 @@ static enum rte_vhost_msg_result post_msg(int vid, void *arg)
 	struct pmd_conn *c;
 	uint16_t qid;
 
-	if (msg->request != PMD_VHU_SET_MEM_TABLE)
+	if (msg->request != PMD_VHU_SET_MEM_TABLE && msg->request != PMD_VHU_GET_INFLIGHT_FD &&
+	    msg->request != PMD_VHU_SET_INFLIGHT_FD)
 		return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
 	pthread_mutex_lock(&ctl_lock);
 	c = conn_of_vid(vid);
