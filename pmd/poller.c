@@ -8,6 +8,7 @@
  * multi-producer / single-consumer rte_ring.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,17 +65,40 @@ unsigned pmd_poller_count(void)
 /*
  * Wait for a poller to apply a message.  Spin briefly, then sleep between
  * checks so that a waiting control thread sharing the poller's CPU does not
- * starve it.
+ * starve it.  The message cannot be abandoned (the poller may still hold
+ * the queue), so the wait has no deadline; a poller that does not answer
+ * within a second is reported, with whether it still sweeps, every ten.
  */
-static void ctl_wait(struct ctl_msg *m)
+static void ctl_wait(const struct pmd_poller *p, struct ctl_msg *m)
 {
+	uint64_t t0 = 0, next = 0, sweeps = 0;
 	unsigned spins = 0;
 
 	while (!__atomic_load_n(&m->done, __ATOMIC_ACQUIRE)) {
-		if (++spins > 1000)
-			usleep(10);
-		else
+		uint64_t now, s;
+
+		if (++spins <= 1000) {
 			rte_pause();
+			continue;
+		}
+		usleep(10);
+		if ((spins & 1023) != 0)
+			continue;
+		now = pmd_now_ns();
+		s = __atomic_load_n(&p->sweeps, __ATOMIC_RELAXED);
+		if (t0 == 0) {
+			t0 = now;
+			next = now + 1000000000ull;
+			sweeps = s;
+		} else if (now >= next) {
+			PMD_LOG(WARNING,
+				"poller %u (lcore %u) has not taken a control message for %" PRIu64
+				" s (%s)",
+				p->idx, p->lcore, (uint64_t)((now - t0) / 1000000000u),
+				s != sweeps ? "still sweeping" : "no sweep finished");
+			next = now + 10000000000ull;
+			sweeps = s;
+		}
 	}
 }
 
@@ -207,7 +231,7 @@ int pmd_poller_attach(unsigned idx, struct pmd_vq *q)
 			rte_pause();
 		pthread_mutex_unlock(&poller_lock);
 		/* the poller sets done; wait so that m can be freed */
-		ctl_wait(m);
+		ctl_wait(p, m);
 	} else {
 		poller_apply(p, m);
 		pthread_mutex_unlock(&poller_lock);
@@ -230,7 +254,7 @@ void pmd_poller_detach(struct pmd_vq *q)
 	while (rte_ring_mp_enqueue(p->ctl, &m) != 0)
 		rte_pause();
 	pthread_mutex_unlock(&poller_lock);
-	ctl_wait(&m);
+	ctl_wait(p, &m);
 }
 
 int pmd_pollers_start(void)
