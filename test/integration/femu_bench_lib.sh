@@ -29,11 +29,18 @@ ko() { fail=$((fail + 1)); echo "FAIL: $*"; }
 start_femud() {
 	local name=$1; shift
 	SOCK=$T/$name.sock
-	"$FEMUD" --no-huge --lcores 0 --dev "path=$SOCK$*" >"$T/$name.log" 2>&1 &
+	start_femud_opts "$name" --lcores 0 --dev "path=$SOCK$*" && [ -S "$SOCK" ]
+}
+
+# start_femud_opts NAME OPTIONS...: femud --no-huge OPTIONS, log in $T/NAME.log,
+# wait until it is ready; sets FEMUD_PID
+start_femud_opts() {
+	local name=$1; shift
+	"$FEMUD" --no-huge "$@" >"$T/$name.log" 2>&1 &
 	FEMUD_PID=$!
 	pids+=("$FEMUD_PID")
 	for _ in $(seq 1 200); do
-		grep -q '^femud: ready' "$T/$name.log" && [ -S "$SOCK" ] && return 0
+		grep -q '^femud: ready' "$T/$name.log" && return 0
 		kill -0 "$FEMUD_PID" 2>/dev/null || break
 		sleep 0.1
 	done
