@@ -39,6 +39,8 @@ struct femud {
 	unsigned ndevs; /* created */
 	bool eal_huge;
 	sigset_t sigs;
+	/* per --dev: connections already attributed (control thread only) */
+	struct femud_peer_known peers[FEMUD_MAX_DEVS];
 };
 
 static struct femud g_femud;
@@ -138,11 +140,17 @@ static int femud_auto_lcores(struct femud *f, struct place_topo *t, char *err, s
 /* A frontend connected: warn when its process may run on a poller's CPU. */
 static void femud_on_connect(const char *path, void *arg)
 {
-	const struct femud *f = arg;
+	struct femud *f = arg;
 	unsigned cpus[FEMUD_MAX_LCORES];
 	unsigned n = 0;
 	char msgs[1024] = "";
-	pid_t pid = femud_socket_peer_pid(path);
+	struct femud_peer_known *known = NULL;
+	pid_t pid;
+
+	for (unsigned i = 0; i < f->opts.ndevs; i++)
+		if (strcmp(f->opts.devs[i].path, path) == 0)
+			known = &f->peers[i];
+	pid = femud_socket_peer_pid(path, known);
 
 	if (pid <= 0 || pid == f->opts.qemu_pid)
 		return; /* unknown, or already checked at start */

@@ -3,7 +3,9 @@
  * peer.c - find the frontend's pid behind a vhost-user connection.  rte_vhost
  * does not hand out the connection's fd, so the accepted sockets of this
  * process are looked up in /proc/self/fd: an AF_UNIX stream socket whose
- * local name is the device path and that is not the listener.
+ * local name is the device path and that is not the listener.  The sockets
+ * seen at the previous lookup are remembered by inode, so the new
+ * connection is told apart from older live ones whatever its fd number.
  */
 #include <dirent.h>
 #include <stdbool.h>
@@ -36,9 +38,28 @@ static bool peer_is_accepted_on(int fd, const char *path)
 	return true;
 }
 
-pid_t femud_socket_peer_pid(const char *path)
+static bool peer_known(const struct femud_peer_known *k, ino_t ino)
+{
+	for (unsigned i = 0; k != NULL && i < k->n; i++)
+		if (k->ino[i] == ino)
+			return true;
+	return false;
+}
+
+static pid_t peer_pid_of(int fd)
+{
+	struct ucred cred;
+	socklen_t cl = sizeof(cred);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) != 0)
+		return 0;
+	return cred.pid;
+}
+
+pid_t femud_socket_peer_pid(const char *path, struct femud_peer_known *known)
 {
 	DIR *d = opendir("/proc/self/fd");
+	struct femud_peer_known now = {.n = 0};
 	struct dirent *e;
 	int best_fd = -1;
 	pid_t pid = 0;
@@ -47,19 +68,20 @@ pid_t femud_socket_peer_pid(const char *path)
 		return 0;
 	while ((e = readdir(d)) != NULL) {
 		int fd = atoi(e->d_name);
+		struct stat st;
 
-		if (e->d_name[0] == '.' || fd == dirfd(d) || fd <= best_fd)
+		if (e->d_name[0] == '.' || fd == dirfd(d) || !peer_is_accepted_on(fd, path) ||
+		    fstat(fd, &st) != 0)
 			continue;
-		if (peer_is_accepted_on(fd, path))
+		if (now.n < FEMUD_PEER_MAX_KNOWN)
+			now.ino[now.n++] = st.st_ino;
+		if (fd > best_fd && !peer_known(known, st.st_ino))
 			best_fd = fd;
 	}
-	if (best_fd >= 0) {
-		struct ucred cred;
-		socklen_t cl = sizeof(cred);
-
-		if (getsockopt(best_fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) == 0)
-			pid = cred.pid;
-	}
+	if (best_fd >= 0)
+		pid = peer_pid_of(best_fd);
 	closedir(d);
+	if (known != NULL)
+		*known = now;
 	return pid;
 }
