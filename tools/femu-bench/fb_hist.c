@@ -45,6 +45,18 @@ void fb_hist_merge(struct fb_hist *dst, const struct fb_hist *src)
 		dst->min = src->min;
 }
 
+/* The k-th (1-based) of n samples in bucket idx, placed at the centre of its share. */
+static uint64_t bucket_interpolate(unsigned idx, uint64_t k, uint64_t n)
+{
+	uint64_t low = fb_hist_bucket_low(idx), high = fb_hist_bucket_high(idx);
+	double width = (double)(high - low) + 1.0;
+	double v = (double)low + width * ((double)k - 0.5) / (double)n;
+
+	if (v >= (double)high)
+		return high;
+	return (uint64_t)v;
+}
+
 uint64_t fb_hist_percentile(const struct fb_hist *h, double p)
 {
 	uint64_t rank, seen = 0;
@@ -57,15 +69,16 @@ uint64_t fb_hist_percentile(const struct fb_hist *h, double p)
 	if (rank > h->count)
 		rank = h->count;
 	for (unsigned i = 0; i < FB_HIST_BUCKETS; i++) {
-		seen += h->bucket[i];
-		if (seen >= rank) {
-			uint64_t v = fb_hist_bucket_high(i);
+		if (seen + h->bucket[i] >= rank) {
+			uint64_t v = bucket_interpolate(i, rank - seen, h->bucket[i]);
+
 			if (v > h->max)
 				v = h->max;
 			if (v < h->min)
 				v = h->min;
 			return v;
 		}
+		seen += h->bucket[i];
 	}
 	return h->max;
 }
