@@ -74,6 +74,16 @@ static inline unsigned fb_vq_data_desc(const struct fb_vq *vq, unsigned slot)
 	return vq->nslots + 2 * slot;
 }
 
+/*
+ * Store v only when it differs: an unchanged descriptor then stays cached on
+ * the backend's CPU instead of moving to ours and back on every request.
+ */
+static inline void fb_vq_set16(uint16_t *p, uint16_t v)
+{
+	if (*p != v)
+		*p = v;
+}
+
 static inline void fb_vq_submit(struct fb_vq *vq, unsigned slot, uint32_t type, uint64_t sector,
 				uint32_t len)
 {
@@ -85,12 +95,15 @@ static inline void fb_vq_submit(struct fb_vq *vq, unsigned slot, uint32_t type, 
 	vq->hdr[slot].sector = sector;
 	vq->status[slot] = FB_STATUS_UNSET;
 	if (len) {
-		d[head].next = (uint16_t)data;
-		d[data].len = len;
-		d[data].flags = (uint16_t)(VRING_DESC_F_NEXT |
-					   (type == VIRTIO_BLK_T_OUT ? 0 : VRING_DESC_F_WRITE));
+		uint16_t flags = (uint16_t)(VRING_DESC_F_NEXT |
+					    (type == VIRTIO_BLK_T_OUT ? 0 : VRING_DESC_F_WRITE));
+
+		fb_vq_set16(&d[head].next, (uint16_t)data);
+		if (d[data].len != len)
+			d[data].len = len;
+		fb_vq_set16(&d[data].flags, flags);
 	} else {
-		d[head].next = (uint16_t)(data + 1);
+		fb_vq_set16(&d[head].next, (uint16_t)(data + 1));
 	}
 	vq->vr.avail->ring[vq->avail_idx & vq->mask] = (uint16_t)head;
 	vq->avail_idx++;
