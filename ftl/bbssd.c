@@ -217,6 +217,19 @@ static enum fm_status bbssd_submit(struct fm_model *m, const struct fm_req *req,
 	return serve(m, req, now_ns, due_ns);
 }
 
+/*
+ * No request came: advance background GC as if the controller's GC thread
+ * ran now, at most once per BBSSD_IDLE_PERIOD_NS (the transport calls this
+ * on every idle sweep of every queue of the device).
+ */
+static void bbssd_idle(struct fm_model *m, uint64_t now_ns)
+{
+	if (now_ns < m->idle_next_ns)
+		return;
+	m->idle_next_ns = now_ns + BBSSD_IDLE_PERIOD_NS;
+	bbssd_ftl_gc_background(&m->ftl, now_ns);
+}
+
 static double write_amplification(const struct bbssd_counters *c)
 {
 	if (c->host_write_pages == 0)
@@ -264,5 +277,6 @@ const struct fm_model_ops fm_bbssd_ops = {
     .destroy = bbssd_destroy,
     .submit = bbssd_submit,
     .stats = bbssd_stats,
+    .idle = bbssd_idle,
     .single_writer = true,
 };

@@ -172,6 +172,8 @@ void bbssd_table_free(void *ptr, size_t bytes, int node);
 /* Background GC budget per submit() call (see bbssd_ftl_gc_background). */
 #define BBSSD_BG_MAX_MOVES 32
 #define BBSSD_BG_MAX_SCAN 256
+/* idle(): background GC steps while no request arrives, at most one per this many ns. */
+#define BBSSD_IDLE_PERIOD_NS 2000
 
 /* One device (bbssd.c). */
 struct fm_model {
@@ -180,6 +182,7 @@ struct fm_model {
 	struct bbssd_timeline tl;
 	struct bbssd_counters ctr;
 	struct bbssd_ftl ftl;
+	uint64_t idle_next_ns; /* idle(): nothing before this time (ns) */
 };
 
 #endif /* FTL_BBSSD_H */

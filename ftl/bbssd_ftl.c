@@ -14,7 +14,9 @@
  *    its blocks erased, all starting at the write's arrival time, so the
  *    write queues behind that NAND work.
  *  - Background: there is no GC thread; submit() calls
- *    bbssd_ftl_gc_background() before serving each request.  When free
+ *    bbssd_ftl_gc_background() before serving each request, and idle()
+ *    calls it every few us while no request arrives (the poller calls
+ *    idle() on its empty sweeps).  When free
  *    lines <= bg_thres_lines it picks a victim (only one with >= 1/8 of its
  *    pages invalid, as FEMU does) and notes that time (gc_bg_since).  Each
  *    call then moves at most BBSSD_BG_MAX_MOVES valid pages (looking at <=
@@ -26,7 +28,6 @@
  *    the line is free when every LUN has erased.  GC work that runs past
  *    now delays the requests that need those LUNs (the tail, not the
  *    median); when idle time is short, foreground GC takes over.
- *    Nothing runs while no requests arrive: the work waits for the next.
  *
  * Why the device never runs out of pages: the capacity leaves at least
  * BBSSD_GC_SPARE_LINES lines of spare (bbssd_params.c), foreground GC starts

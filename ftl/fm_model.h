@@ -140,6 +140,17 @@ struct fm_model_ops {
 	 */
 	void (*prefetch)(struct fm_model *m, enum fm_op op, uint64_t offset, uint64_t len);
 
+	/*
+	 * Optional (NULL = none), used only when single_writer is true: the
+	 * transport calls it on the thread that calls submit(), whenever a
+	 * sweep of one of the device's queues finds no new request, so that
+	 * work the device does on its own (background GC) goes on while no
+	 * request arrives.  It is called very often (every idle sweep of
+	 * every queue): it must return at once when there is nothing to do
+	 * and bound its work (a few us) when there is.
+	 */
+	void (*idle)(struct fm_model *m, uint64_t now_ns);
+
 	bool single_writer;
 };
 

@@ -62,4 +62,16 @@ void pmd_blk_req_exec(const struct pmd_blk_target *t, const struct pmd_chain *c,
  */
 void pmd_blk_req_prefetch(const struct pmd_blk_target *t, const struct pmd_chain_hint *h);
 
+/* Does the target's model want pmd_blk_req_idle() calls (idle op, single writer)? */
+static inline bool pmd_blk_req_wants_idle(const struct pmd_blk_target *t)
+{
+	return t->ops->idle != NULL && t->ops->single_writer;
+}
+
+/* A sweep found no new request for this target: let its model work on its own. */
+static inline void pmd_blk_req_idle(const struct pmd_blk_target *t, uint64_t now_ns)
+{
+	t->ops->idle(t->model, now_ns);
+}
+
 #endif /* PMD_BLK_REQ_H */

@@ -119,6 +119,7 @@ struct pmd_vq *pmd_vq_create(const struct pmd_vq_setup *s)
 	q->event_idx = s->event_idx;
 	q->indirect = s->indirect;
 	q->prefetch = s->target->ops->prefetch != NULL;
+	q->idle = pmd_blk_req_wants_idle(s->target);
 	q->name = "";
 	vq_suppress_kicks(q);
 	return q;
@@ -369,14 +370,17 @@ static void vq_publish_notify(struct pmd_vq *q)
 unsigned pmd_vq_sweep(struct pmd_vq *q, uint64_t now_ns, struct pmd_chain *scratch)
 {
 	uint16_t used_before = q->used_idx;
-	unsigned work = 0;
+	unsigned work = 0, taken = 0;
 
 	if (q->nheap > 0 && q->heap[0].due_ns <= now_ns)
 		work += vq_post_due(q, now_ns);
 	if (unlikely(q->resubmit_pos < q->nresubmit) && !q->broken)
 		work += vq_resubmit(q, now_ns, scratch);
 	if (!q->broken)
-		work += vq_take(q, now_ns, scratch);
+		taken = vq_take(q, now_ns, scratch);
+	if (taken == 0 && q->idle)
+		pmd_blk_req_idle(q->target, now_ns);
+	work += taken;
 	if (q->used_idx != used_before)
 		vq_publish_notify(q);
 	return work;

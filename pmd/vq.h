@@ -114,6 +114,7 @@ struct pmd_vq {
 	bool broken;
 	bool inflight;
 	bool prefetch;	       /* the model has a prefetch op: peek ahead */
+	bool idle;	       /* the model has an idle op: call it on empty sweeps */
 	bool rte_mem;	       /* state allocated with rte_malloc */
 	uint16_t nresubmit;    /* heads in resubmit[] */
 	uint16_t resubmit_pos; /* next one to replay */
@@ -133,7 +134,8 @@ void pmd_vq_free(struct pmd_vq *q);
 /*
  * Serve a queue once: post due completions, take up to PMD_VQ_BURST new
  * requests, publish the used index, keep kicks suppressed and send at most
- * one call.  Returns the number of requests taken plus completions posted.
+ * one call; when no request was taken and the model has an idle op, call it.
+ * Returns the number of requests taken plus completions posted.
  * scratch is a per-poller chain buffer.
  */
 unsigned pmd_vq_sweep(struct pmd_vq *q, uint64_t now_ns, struct pmd_chain *scratch);

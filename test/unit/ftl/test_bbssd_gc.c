@@ -385,3 +385,71 @@ Test(bbssd_gc, background_gc_moves_the_tail_not_the_median)
 	cr_assert_lt(slow, (n - n / 8) / 2, "the median read waited for GC");
 	check_consistent();
 }
+
+/*
+ * Writes arrive faster than the NAND programs them until background GC is
+ * due (free lines below the background threshold, one above the foreground
+ * one);
+ * then no request comes.  Background GC work only runs from submit() or
+ * idle(): here only idle() can move it on.
+ */
+static uint64_t overwrite_until_bg_due(void)
+{
+	const struct bbssd_params *p = &dev.m->p;
+	uint64_t seed = 99, due, now;
+
+	for (uint64_t lpn = 0; lpn < p->tt_lpns; lpn++)
+		write_lpn(lpn, dev.clock, &due);
+	now = dev.clock;
+	/* down to one line above the foreground threshold: lines get invalid pages */
+	while (dev.m->ftl.free_cnt > p->fg_thres_lines + 1) {
+		write_lpn(trand(&seed) % p->tt_lpns, now, &due);
+		now += 1000;
+	}
+	cr_assert_leq(dev.m->ftl.free_cnt, p->bg_thres_lines);
+	cr_assert_eq(dev.m->ctr.gc_runs, 0);
+	return tdev_idle_time(&dev);
+}
+
+Test(bbssd_gc, idle_runs_background_gc_while_no_request_arrives)
+{
+	open_dev(SMALL, 0);
+	uint64_t t = overwrite_until_bg_due(), free_before = dev.m->ftl.free_cnt;
+	uint64_t host = dev.m->ctr.host_write_pages;
+
+	/* The poller calls idle() on empty sweeps: here every 500 ns for 100 ms. */
+	for (uint64_t end = t + 100 * 1000 * US; t < end; t += 500)
+		fm_bbssd_ops.idle(dev.m, t);
+	cr_assert_gt(dev.m->ctr.gc_bg_runs, 0);
+	cr_assert_eq(dev.m->ctr.gc_fg_runs, 0);
+	cr_assert_gt(dev.m->ftl.free_cnt, free_before);
+	cr_assert_eq(dev.m->ctr.host_write_pages, host, "idle() wrote host pages");
+	cr_assert_eq(dev.m->ctr.nand_write_pages, host + dev.m->ctr.gc_moved_pages);
+	check_consistent();
+	verify_all();
+}
+
+Test(bbssd_gc, idle_is_rate_limited_and_free_when_nothing_is_due)
+{
+	open_dev(SMALL, 0);
+	uint64_t t = overwrite_until_bg_due(), moved;
+
+	fm_bbssd_ops.idle(dev.m, t);
+	moved = dev.m->ctr.gc_bg_moved_pages;
+	cr_assert_gt(moved, 0, "LUNs idle at t: the first call moves pages");
+	/* Within BBSSD_IDLE_PERIOD_NS of the last step: nothing, even with LUNs idle. */
+	fm_bbssd_ops.idle(dev.m, t + BBSSD_IDLE_PERIOD_NS - 1);
+	cr_assert_eq(dev.m->ctr.gc_bg_moved_pages, moved);
+	fini();
+
+	/* A device with free lines above the background threshold: idle() changes nothing. */
+	open_dev(SMALL, 0);
+	tdev_fill(&dev, dev.cap / 2, 64 * KIB);
+	struct bbssd_counters before = dev.m->ctr;
+	uint64_t free_before = dev.m->ftl.free_cnt;
+
+	for (uint64_t i = 0, now = tdev_idle_time(&dev); i < 10000; i++, now += 500)
+		fm_bbssd_ops.idle(dev.m, now);
+	cr_assert_eq(dev.m->ftl.free_cnt, free_before);
+	cr_assert_eq(memcmp(&before, &dev.m->ctr, sizeof(before)), 0);
+}

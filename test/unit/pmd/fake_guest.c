@@ -74,6 +74,25 @@ const struct fm_model_ops fake_model_pf_ops = {
     .prefetch = fake_prefetch,
 };
 
+static void fake_idle(struct fm_model *m, uint64_t now_ns)
+{
+	m->nidle++;
+	m->idle_ns = now_ns;
+}
+
+const struct fm_model_ops fake_model_idle_ops = {
+    .name = "fake-idle",
+    .submit = fake_submit,
+    .idle = fake_idle,
+    .single_writer = true,
+};
+
+const struct fm_model_ops fake_model_idle_mw_ops = {
+    .name = "fake-idle-mw",
+    .submit = fake_submit,
+    .idle = fake_idle,
+};
+
 void fg_target(struct pmd_blk_target *t, struct fm_model *m, uint64_t capacity)
 {
 	memset(t, 0, sizeof(*t));

@@ -50,10 +50,15 @@ struct fm_model {
 	enum fm_status status;
 	unsigned npf; /* prefetch hints (fake_model_pf_ops only) */
 	struct fm_rec_pf pf[FM_REC_MAX];
+	unsigned nidle;	  /* idle() calls (fake_model_idle_ops) */
+	uint64_t idle_ns; /* now_ns of the last one */
 };
 extern const struct fm_model_ops fake_model_ops;
 /* The same model with a recording prefetch op. */
 extern const struct fm_model_ops fake_model_pf_ops;
+/* With a counting idle op: single writer, and (_mw) not. */
+extern const struct fm_model_ops fake_model_idle_ops;
+extern const struct fm_model_ops fake_model_idle_mw_ops;
 
 void fg_target(struct pmd_blk_target *t, struct fm_model *m, uint64_t capacity);
 

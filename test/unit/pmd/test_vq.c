@@ -4,7 +4,8 @@
  * (heap order, lateness), used ring contents, kick suppression, call
  * decisions with and without EVENT_IDX, poll queues without a call fd,
  * broken queues, flush on stop, prefetch look-ahead (hints only: order,
- * completions and the point where a broken queue stops are unchanged).
+ * completions and the point where a broken queue stops are unchanged), the
+ * model's idle op on empty sweeps.
  */
 #include <criterion/criterion.h>
 #include <string.h>
@@ -435,4 +436,37 @@ Test(vq, out_of_range_request_ahead_not_hinted_answered_ioerr)
 	cr_assert_eq(m.calls, 1);
 	cr_assert_eq(m.npf, 1);
 	cr_assert_eq(m.pf[0].offset, 4096);
+}
+
+/* A single-writer model with an idle op hears of every sweep that took nothing. */
+Test(vq, idle_op_called_on_empty_sweeps_only)
+{
+	t.ops = &fake_model_idle_ops;
+	make_q(true, -1);
+	cr_assert_eq(pmd_vq_sweep(q, 1000, &scratch), 0);
+	cr_assert_eq(m.nidle, 1);
+	cr_assert_eq(m.idle_ns, 1000);
+	post_read(0, 0);
+	cr_assert_eq(pmd_vq_sweep(q, 2000, &scratch), 1);
+	cr_assert_eq(m.nidle, 1, "a sweep that took a request is not idle");
+	cr_assert_eq(m.calls, 1);
+	/* a completion still waiting in the heap does not make the queue busy */
+	m.due_delta = 10000;
+	post_read(1, 8);
+	cr_assert_eq(pmd_vq_sweep(q, 3000, &scratch), 1);
+	cr_assert_eq(pmd_vq_sweep(q, 4000, &scratch), 0);
+	cr_assert_eq(m.nidle, 2);
+	cr_assert_eq(m.idle_ns, 4000);
+	cr_assert_eq(pmd_vq_sweep(q, 13000, &scratch), 1, "the due completion is posted");
+	cr_assert_eq(m.nidle, 3);
+}
+
+/* idle() runs unlocked on the poller: only for models whose state has one writer. */
+Test(vq, idle_op_not_called_for_multi_writer_model)
+{
+	t.ops = &fake_model_idle_mw_ops;
+	make_q(true, -1);
+	cr_assert_eq(pmd_vq_sweep(q, 1000, &scratch), 0);
+	cr_assert_not(q->idle);
+	cr_assert_eq(m.nidle, 0);
 }
