@@ -177,7 +177,9 @@ void fm_data_zero(void *data, uint64_t offset, uint64_t len);
  * prefetching all 64 lines, 1.95M with the first 8: prefetch instructions
  * stall when the line fill buffers run out).
  */
+#ifndef FM_DATA_PREFETCH_MAX
 #define FM_DATA_PREFETCH_MAX 512
+#endif
 void fm_data_prefetch(const void *data, uint64_t offset, uint64_t len, bool for_write);
 
 #endif /* FM_MODEL_H */
