@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# femu_floor.sh - tools/femu-floor: its JSON carries every figure tools/bench
+# reads, the derived figures follow from the measured ones, CPU loss is a
+# percentage; bad options exit 2 naming the option.  No figure is compared
+# with a fixed number (they are machine facts, not results).
+# Args: femu-floor path.
+set -u
+FLOOR=$1
+fails=0
+ok() { echo "ok - $*"; }
+ko() { echo "not ok - $*"; fails=$((fails + 1)); }
+
+if [ "$(nproc)" -lt 2 ]; then
+	echo "skip: femu-floor needs two CPUs"
+	exit 77
+fi
+
+out=$("$FLOOR" --cpus 0,1 --size-mb 8 --loss-ms 50 --json) && ok "runs" || ko "exit $?"
+python3 - "$out" <<'PY' && ok "json figures consistent" || ko "json: $out"
+import json, sys
+j = json.loads(sys.argv[1])
+keys = ["rtt_ns", "dram_ns", "copy4k_ns", "copy4k_per_s", "qd1_4k_floor_ns", "qd1_4k_max_iops",
+        "ring_qd1_4k_ns", "ring_qd1_4k_max_iops", "cpu_lost_pct", "gaps_per_s", "max_gap_us"]
+missing = [k for k in keys if k not in j]
+assert not missing, missing
+assert j["cpus"] == [0, 1] and j["size_mb"] == 8
+for k in ["rtt_ns", "dram_ns", "copy4k_ns", "copy4k_per_s", "ring_qd1_4k_ns"]:
+    assert j[k] > 0, k
+assert abs(j["qd1_4k_floor_ns"] - (j["rtt_ns"] + j["copy4k_ns"])) < 0.2
+assert abs(j["qd1_4k_max_iops"] * j["qd1_4k_floor_ns"] / 1e9 - 1) < 1e-3
+assert abs(j["ring_qd1_4k_max_iops"] * j["ring_qd1_4k_ns"] / 1e9 - 1) < 1e-3
+assert all(0 <= p <= 100 for p in j["cpu_lost_pct"]) and len(j["cpu_lost_pct"]) == 2
+PY
+
+txt=$("$FLOOR" --cpus 1,0 --size-mb 4 --loss-ms 20) && ok "text mode" || ko "text exit $?"
+grep -q "backend CPU 1, initiator CPU 0" <<<"$txt" && ok "text names the CPUs" || ko "text: $txt"
+
+bad() { # name option-in-message args...
+	local name=$1 what=$2
+	shift 2
+	local err rc
+	err=$("$FLOOR" "$@" 2>&1 >/dev/null)
+	rc=$?
+	[ $rc -eq 2 ] && grep -q -- "$what" <<<"$err" && ok "$name: exit 2 naming $what" ||
+		ko "$name: rc $rc: $err"
+}
+bad same_cpu "--cpus" --cpus 1,1
+bad one_cpu "--cpus" --cpus 1
+bad no_such_cpu "--cpus" --cpus 0,1000
+bad size_zero "--size-mb" --size-mb 0
+bad size_word "--size-mb" --size-mb lots
+bad loss "--loss-ms" --loss-ms -5
+bad extra "unexpected" stray
+
+[ $fails -eq 0 ] && echo "all passed" || echo "$fails failed"
+exit $((fails > 0))

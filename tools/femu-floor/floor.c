@@ -1,0 +1,384 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * floor.c - the machine measurements of floor.h: cache-line ping-pong,
+ * dependent random loads, random 4 KiB copies, busy-loop gaps.
+ */
+#include "floor.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#define LINE 64u
+#define BLOCK 4096u
+#define RTT_BATCHES 21u		    /* medians of this many batches */
+#define SPIN_LIMIT_NS 1000000000ull /* a partner silent this long: give up */
+
+/* Destination: 32 rotating 4 KiB buffers (a QD32 initiator's data slots). */
+static uint8_t dst[32][BLOCK] __attribute__((aligned(BLOCK)));
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* xorshift64*: the random offsets are drawn before any timing starts. */
+static uint64_t rnd(uint64_t *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 2685821657736338717ull;
+}
+
+/* Stop the CPU from overlapping what follows with what came before. */
+static inline void serialize_loads(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_lfence();
+#else
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+#endif
+}
+
+int floor_pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return -pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
+int floor_buf_init(struct floor_buf *b, size_t len)
+{
+	len &= ~(size_t)(BLOCK - 1);
+	b->base = NULL;
+	b->len = 0;
+	if (len < 64 * BLOCK)
+		return -EINVAL;
+	b->base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (b->base == MAP_FAILED) {
+		b->base = NULL;
+		return -errno;
+	}
+	madvise(b->base, len, MADV_HUGEPAGE); /* as femud's backend: THP when available */
+	for (size_t off = 0; off < len; off += BLOCK)
+		memset(b->base + off, (int)(off / BLOCK) & 0xff, BLOCK);
+	b->len = len;
+	return 0;
+}
+
+void floor_buf_fini(struct floor_buf *b)
+{
+	if (b->base != NULL)
+		munmap(b->base, b->len);
+	b->base = NULL;
+	b->len = 0;
+}
+
+/* ---- cross-CPU round trip ---- */
+
+struct pingpong {
+	volatile uint64_t ping __attribute__((aligned(128)));
+	volatile uint64_t pong __attribute__((aligned(128)));
+	uint64_t rounds;
+	int cpu;
+	int err;
+};
+
+/* Wait until *p == v; false after SPIN_LIMIT_NS. */
+static int spin_until(const volatile uint64_t *p, uint64_t v)
+{
+	uint64_t since = 0;
+
+	for (unsigned k = 1;; k++) {
+		if (*p == v)
+			return 1;
+		if ((k & 0xfffff) == 0) {
+			uint64_t t = now_ns();
+
+			if (since == 0)
+				since = t;
+			else if (t - since > SPIN_LIMIT_NS)
+				return 0;
+		}
+	}
+}
+
+static void *pong_thread(void *arg)
+{
+	struct pingpong *pp = arg;
+
+	pp->err = floor_pin(pp->cpu);
+	pp->pong = 0;
+	for (uint64_t i = 1; i <= pp->rounds && pp->err == 0; i++) {
+		if (!spin_until(&pp->ping, i)) {
+			pp->err = -ETIMEDOUT;
+			break;
+		}
+		pp->pong = i;
+	}
+	return NULL;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+int floor_rtt_ns(int cpu_a, int cpu_b, unsigned rounds, double *rtt_ns)
+{
+	static struct pingpong pp;
+	double batch[RTT_BATCHES];
+	unsigned per = rounds / RTT_BATCHES ? rounds / RTT_BATCHES : 1;
+	pthread_t t;
+	int rc;
+
+	if (cpu_a == cpu_b)
+		return -EINVAL;
+	memset((void *)&pp, 0, sizeof(pp));
+	pp.rounds = (uint64_t)per * RTT_BATCHES;
+	pp.cpu = cpu_b;
+	rc = floor_pin(cpu_a);
+	if (rc != 0)
+		return rc;
+	if ((rc = pthread_create(&t, NULL, pong_thread, &pp)) != 0)
+		return -rc;
+	for (unsigned b = 0, i = 1; b < RTT_BATCHES; b++) {
+		uint64_t t0 = now_ns();
+
+		for (unsigned k = 0; k < per; k++, i++) {
+			pp.ping = i;
+			if (!spin_until(&pp.pong, i)) {
+				pp.err = -ETIMEDOUT;
+				pp.ping = UINT64_MAX;
+				pthread_join(t, NULL);
+				return -ETIMEDOUT;
+			}
+		}
+		batch[b] = (double)(now_ns() - t0) / per;
+	}
+	pthread_join(t, NULL);
+	if (pp.err != 0)
+		return pp.err;
+	qsort(batch, RTT_BATCHES, sizeof(batch[0]), cmp_double);
+	*rtt_ns = batch[RTT_BATCHES / 2];
+	return 0;
+}
+
+/* ---- ideal split-ring request at QD1 ---- */
+
+struct ring_sim {
+	volatile uint64_t avail __attribute__((aligned(128)));	/* initiator -> backend */
+	volatile uint64_t hdr __attribute__((aligned(128)));	/* block number, by the initiator */
+	volatile uint64_t status __attribute__((aligned(128))); /* backend -> initiator */
+	volatile uint64_t used __attribute__((aligned(128)));
+	const struct floor_buf *buf;
+	uint64_t rounds;
+	int cpu;
+	int err;
+};
+
+static void *ring_backend(void *arg)
+{
+	struct ring_sim *r = arg;
+	size_t blocks = r->buf->len / BLOCK;
+
+	r->err = floor_pin(r->cpu);
+	for (uint64_t i = 1; i <= r->rounds && r->err == 0; i++) {
+		uint64_t blk;
+
+		if (!spin_until(&r->avail, i)) {
+			r->err = -ETIMEDOUT;
+			break;
+		}
+		blk = r->hdr % blocks;
+		memcpy(dst[i & 31], r->buf->base + blk * BLOCK, BLOCK);
+		r->status = i;
+		r->used = i;
+	}
+	return NULL;
+}
+
+int floor_ring_qd1_ns(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigned rounds,
+		      double *ns)
+{
+	static struct ring_sim r;
+	double batch[RTT_BATCHES];
+	unsigned per = rounds / RTT_BATCHES ? rounds / RTT_BATCHES : 1;
+	uint64_t s = 0x853c49e6748fea9bull, sink = 0;
+	pthread_t t;
+	int rc;
+
+	if (cpu_a == cpu_b)
+		return -EINVAL;
+	memset((void *)&r, 0, sizeof(r));
+	r.buf = buf;
+	r.rounds = (uint64_t)per * RTT_BATCHES;
+	r.cpu = cpu_a;
+	if ((rc = floor_pin(cpu_b)) != 0)
+		return rc;
+	if ((rc = pthread_create(&t, NULL, ring_backend, &r)) != 0)
+		return -rc;
+	for (unsigned b = 0, i = 1; b < RTT_BATCHES; b++) {
+		uint64_t t0 = now_ns();
+
+		for (unsigned k = 0; k < per; k++, i++) {
+			r.hdr = rnd(&s);
+			r.avail = i;
+			if (!spin_until(&r.used, i)) {
+				pthread_join(t, NULL);
+				return -ETIMEDOUT;
+			}
+			sink += r.status;
+		}
+		batch[b] = (double)(now_ns() - t0) / per;
+	}
+	pthread_join(t, NULL);
+	__asm__ volatile("" : : "r"(sink));
+	if (r.err != 0)
+		return r.err;
+	qsort(batch, RTT_BATCHES, sizeof(batch[0]), cmp_double);
+	*ns = batch[RTT_BATCHES / 2];
+	return 0;
+}
+
+/* ---- memory ---- */
+
+double floor_dram_ns(const struct floor_buf *b, unsigned n)
+{
+	size_t pages = b->len / BLOCK, cur;
+	size_t *perm = malloc(pages * sizeof(*perm));
+	uint64_t s = 0x9e3779b97f4a7c15ull, t0, t;
+
+	if (perm == NULL || n == 0)
+		return free(perm), 0.0;
+	/* one random cycle through every page (Sattolo), a different line in each */
+	for (size_t i = 0; i < pages; i++)
+		perm[i] = i;
+	for (size_t i = pages - 1; i > 0; i--) {
+		size_t j = rnd(&s) % i, x = perm[i];
+
+		perm[i] = perm[j];
+		perm[j] = x;
+	}
+	for (size_t i = 0; i < pages; i++) {
+		size_t from = perm[i] * BLOCK + (perm[i] % (BLOCK / LINE)) * LINE;
+		size_t to =
+		    perm[(i + 1) % pages] * BLOCK + (perm[(i + 1) % pages] % (BLOCK / LINE)) * LINE;
+
+		memcpy(b->base + from, &to, sizeof(to));
+	}
+	cur = perm[0] * BLOCK + (perm[0] % (BLOCK / LINE)) * LINE;
+	free(perm);
+	t0 = now_ns();
+	for (unsigned i = 0; i < n; i++)
+		memcpy(&cur, b->base + cur, sizeof(cur));
+	t = now_ns() - t0;
+	__asm__ volatile("" : : "r"(cur));
+	return (double)t / n;
+}
+
+static size_t *random_blocks(const struct floor_buf *b, unsigned n)
+{
+	size_t *off = malloc(n * sizeof(*off));
+	uint64_t s = 0x2545f4914f6cdd1dull;
+
+	for (unsigned i = 0; off != NULL && i < n; i++)
+		off[i] = (size_t)(rnd(&s) % (b->len / BLOCK)) * BLOCK;
+	return off;
+}
+
+double floor_copy4k_ns(const struct floor_buf *b, unsigned n)
+{
+	size_t *off = random_blocks(b, n);
+	double batch[RTT_BATCHES];
+	unsigned per = n / RTT_BATCHES;
+
+	if (off == NULL || per == 0)
+		return free(off), 0.0;
+	for (unsigned k = 0, i = 0; k < RTT_BATCHES; k++) {
+		uint64_t t0 = now_ns();
+
+		for (unsigned j = 0; j < per; j++, i++) {
+			serialize_loads();
+			memcpy(dst[i & 31], b->base + off[i], BLOCK);
+		}
+		serialize_loads();
+		batch[k] = (double)(now_ns() - t0) / per;
+	}
+	free(off);
+	qsort(batch, RTT_BATCHES, sizeof(batch[0]), cmp_double);
+	return batch[RTT_BATCHES / 2];
+}
+
+static double copy_rate_lookahead(const struct floor_buf *b, const size_t *off, unsigned n,
+				  unsigned look)
+{
+	uint64_t t0 = now_ns();
+
+	for (unsigned i = 0; i < n; i++) {
+		if (i + look < n)
+			for (unsigned l = 0; l < BLOCK; l += LINE)
+				__builtin_prefetch(b->base + off[i + look] + l, 0, 3);
+		memcpy(dst[i & 31], b->base + off[i], BLOCK);
+	}
+	return (double)n * 1e9 / (double)(now_ns() - t0);
+}
+
+double floor_copy4k_rate(const struct floor_buf *b, unsigned n)
+{
+	static const unsigned looks[] = {0, 1, 2, 4};
+	size_t *off = random_blocks(b, n);
+	double best = 0.0;
+
+	if (off == NULL || n == 0)
+		return free(off), 0.0;
+	for (unsigned k = 0; k < sizeof(looks) / sizeof(looks[0]); k++) {
+		double r = copy_rate_lookahead(b, off, n, looks[k]);
+
+		if (r > best)
+			best = r;
+	}
+	free(off);
+	return best;
+}
+
+/* ---- CPU availability ---- */
+
+void floor_cpu_loss(unsigned ms, struct floor_loss *out)
+{
+	uint64_t start = now_ns(), prev = start, end = start + (uint64_t)ms * 1000000ull;
+	uint64_t lost = 0, n1 = 0, n10 = 0, max = 0, t;
+	double secs;
+
+	do {
+		uint64_t gap;
+
+		t = now_ns();
+		gap = t - prev;
+		prev = t;
+		if (gap > 1000) {
+			n1++;
+			lost += gap;
+			n10 += gap > 10000;
+			if (gap > max)
+				max = gap;
+		}
+	} while (t < end);
+	secs = (double)(t - start) / 1e9;
+	out->lost_pct = 100.0 * (double)lost / (double)(t - start);
+	out->gaps_per_s = (double)n1 / secs;
+	out->gaps10_per_s = (double)n10 / secs;
+	out->max_gap_us = (double)max / 1e3;
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * floor.h - what this machine allows any vhost-user-blk backend, measured
+ * without one: the floor under femud's figures in tools/bench and
+ * tools/bench-model.
+ *
+ *  - cross-CPU round trip: one cache line written on CPU A, seen on CPU B,
+ *    answered through a second line (a request and its completion cannot
+ *    take less);
+ *  - DRAM: dependent random loads over a buffer the size of the backend;
+ *  - 4 KiB copy: a random 4 KiB block of that buffer copied into a small
+ *    buffer, one at a time (what a QD1 read costs the backend) and
+ *    overlapped with look-ahead prefetch (what bounds one core at high QD);
+ *  - CPU availability: a busy loop's gaps (time the CPU was taken away,
+ *    e.g. by a hypervisor).
+ *
+ * Units: ns, bytes, per-second rates.  Nothing here touches vhost.
+ */
+#ifndef FEMU_FLOOR_H
+#define FEMU_FLOOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct floor_buf {
+	uint8_t *base;
+	size_t len; /* bytes, a multiple of 4096 */
+};
+
+/* Map, fault in (THP when available, as femud's backend) and fill len bytes. */
+int floor_buf_init(struct floor_buf *b, size_t len);
+void floor_buf_fini(struct floor_buf *b);
+
+/* Median round trip of a cache-line ping-pong between cpu_a and cpu_b (ns). */
+int floor_rtt_ns(int cpu_a, int cpu_b, unsigned rounds, double *rtt_ns);
+
+/*
+ * The least a split-virtqueue request can cost at QD1 (ns, median of
+ * batches): CPU b (the initiator) writes a header line then an index line;
+ * CPU a (an ideal backend) sees the index, reads the header, copies a random
+ * 4 KiB block of buf, writes a status line then a used line; CPU b sees the used line and reads the
+ * status.  Nothing else: no descriptors, no validation, no model.
+ */
+int floor_ring_qd1_ns(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigned rounds,
+		      double *ns);
+
+/* Mean latency of n dependent loads at random lines of b (ns). */
+double floor_dram_ns(const struct floor_buf *b, unsigned n);
+
+/* Time of one random 4 KiB copy out of b, copies not overlapped (ns, median of batches). */
+double floor_copy4k_ns(const struct floor_buf *b, unsigned n);
+
+/* Random 4 KiB copies per second with look-ahead prefetch (best look-ahead). */
+double floor_copy4k_rate(const struct floor_buf *b, unsigned n);
+
+/* Busy loop for ms milliseconds on the calling CPU. */
+struct floor_loss {
+	double lost_pct;     /* time in gaps > 1 us, percent */
+	double gaps_per_s;   /* gaps > 1 us */
+	double gaps10_per_s; /* gaps > 10 us */
+	double max_gap_us;
+};
+void floor_cpu_loss(unsigned ms, struct floor_loss *out);
+
+/* Pin the calling thread to cpu; 0 or -errno. */
+int floor_pin(int cpu);
+
+#endif /* FEMU_FLOOR_H */
