@@ -136,6 +136,13 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Median of RTT_BATCHES batch figures (sorts them). */
+static double median_batch(double *batch)
+{
+	qsort(batch, RTT_BATCHES, sizeof(batch[0]), cmp_double);
+	return batch[RTT_BATCHES / 2];
+}
+
 int floor_rtt_ns(int cpu_a, int cpu_b, unsigned rounds, double *rtt_ns)
 {
 	static struct pingpong pp;
@@ -171,8 +178,7 @@ int floor_rtt_ns(int cpu_a, int cpu_b, unsigned rounds, double *rtt_ns)
 	pthread_join(t, NULL);
 	if (pp.err != 0)
 		return pp.err;
-	qsort(batch, RTT_BATCHES, sizeof(batch[0]), cmp_double);
-	*rtt_ns = batch[RTT_BATCHES / 2];
+	*rtt_ns = median_batch(batch);
 	return 0;
 }
 
@@ -248,8 +254,7 @@ int floor_ring_qd1_ns(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigne
 	__asm__ volatile("" : : "r"(sink));
 	if (r.err != 0)
 		return r.err;
-	qsort(batch, RTT_BATCHES, sizeof(batch[0]), cmp_double);
-	*ns = batch[RTT_BATCHES / 2];
+	*ns = median_batch(batch);
 	return 0;
 }
 
@@ -318,8 +323,7 @@ double floor_copy4k_ns(const struct floor_buf *b, unsigned n)
 		batch[k] = (double)(now_ns() - t0) / per;
 	}
 	free(off);
-	qsort(batch, RTT_BATCHES, sizeof(batch[0]), cmp_double);
-	return batch[RTT_BATCHES / 2];
+	return median_batch(batch);
 }
 
 static double copy_rate_lookahead(const struct floor_buf *b, const size_t *off, unsigned n,
