@@ -289,13 +289,18 @@ static void femud_report_backend(const struct femud_dev *d)
 	unsigned sampled;
 	int on = mbe_check_placement(m, 64, &other, &sampled);
 
+	char thp[64] = "";
+
+	if (m->thp_bytes > 0)
+		snprintf(thp, sizeof(thp), " (%zu MiB as transparent 2 MiB pages)",
+			 m->thp_bytes >> 20);
 	femud_log("dev %s: %zu MiB backend on node %d (%d of %u sampled pages verified there), %s "
-		  "pages, pre-faulted in %.1f ms%s",
+		  "pages%s, pre-faulted in %.1f ms%s",
 		  d->opts->path, m->len >> 20, m->node, on, sampled,
 		  m->page_size >= (1u << 30)   ? "1 GiB"
 		  : m->page_size >= (2u << 20) ? "2 MiB"
 					       : "4 KiB",
-		  m->prefault_ns / 1e6, m->locked ? ", locked" : "");
+		  thp, m->prefault_ns / 1e6, m->locked ? ", locked" : "");
 	if (m->note[0] != '\0')
 		femud_log("warning: dev %s: %s", d->opts->path, m->note);
 	if (sampled > 0 && (unsigned)on < sampled)

@@ -139,6 +139,31 @@ static size_t mbe_pick_hugepage_size(size_t len, int node)
 	return 0;
 }
 
+/* AnonHugePages of the mapping that starts at addr, from /proc/self/smaps (bytes). */
+static size_t mbe_thp_bytes(const void *addr)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char line[256];
+	bool in = false;
+	size_t kb = 0;
+
+	if (f == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		unsigned long start, end;
+
+		if (sscanf(line, "%lx-%lx ", &start, &end) == 2) {
+			if (in)
+				break;
+			in = start == (unsigned long)addr;
+		} else if (in && sscanf(line, "AnonHugePages: %zu kB", &kb) == 1) {
+			break;
+		}
+	}
+	fclose(f);
+	return kb << 10;
+}
+
 static int mbe_bind(void *addr, size_t len, int node, char *err, size_t errlen)
 {
 	struct bitmask *nodes;
@@ -250,6 +275,7 @@ int mbe_alloc(size_t len, int node, unsigned flags, struct mbe_region *out, char
 	if (!(flags & MBE_F_NO_LOCK))
 		mbe_lock(out);
 	out->prefault_ns = mbe_now_ns() - t0;
+	out->thp_bytes = out->hugepages ? 0 : mbe_thp_bytes(out->addr);
 	return 0;
 }
 

@@ -26,6 +26,7 @@ struct mbe_region {
 	int node;	  /* node the region is bound to, -1 = none */
 	bool hugepages;	  /* backed by explicit hugepages */
 	bool locked;	  /* mlock() succeeded */
+	size_t thp_bytes; /* of normal pages: bytes the kernel backs with THP (smaps) */
 	uint64_t prefault_ns;
 	char note[256]; /* why hugepages were not used, or lock warnings ("" if none) */
 };

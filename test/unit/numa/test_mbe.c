@@ -5,6 +5,7 @@
  */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -88,4 +89,26 @@ Test(mbe, more_than_the_available_memory_is_refused_before_touching_it)
 		     -ENOMEM);
 	cr_assert(strstr(err, "available") != NULL, "%s", err);
 	cr_assert_null(r.addr);
+}
+
+/* What "AnonHugePages" the kernel reports for the region is what femud logs. */
+Test(mbe, transparent_huge_pages_of_normal_pages_are_reported)
+{
+	struct mbe_region r;
+	char mode[128] = "";
+	FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+
+	if (f != NULL) {
+		if (fgets(mode, sizeof(mode), f) == NULL)
+			mode[0] = '\0';
+		fclose(f);
+	}
+	cr_assert_eq(mbe_alloc(32u << 20, 0, MBE_F_NO_HUGE | MBE_F_NO_LOCK, &r, err, sizeof(err)),
+		     0, "%s", err);
+	cr_assert_leq(r.thp_bytes, r.map_len);
+	cr_assert_eq(r.thp_bytes % (2u << 20), 0, "THP bytes %zu not whole 2 MiB pages",
+		     r.thp_bytes);
+	if (strstr(mode, "[never]") != NULL)
+		cr_assert_eq(r.thp_bytes, 0, "THP off but %zu bytes reported", r.thp_bytes);
+	mbe_free(&r);
 }
