@@ -182,18 +182,55 @@ int floor_rtt_ns(int cpu_a, int cpu_b, unsigned rounds, double *rtt_ns)
 	return 0;
 }
 
-/* ---- ideal split-ring request at QD1 ---- */
+/* ---- bare split-ring request at QD1 ---- */
 
+#define RING_SIZE 256u
+
+/*
+ * The memory a split virtqueue request touches, laid out as virtio 1.1
+ * 2.7 and the Linux driver do: avail and used rings (index and entries, so
+ * at QD1 the entry sits in another cache line than the index most of the
+ * time), one header + status line per request, and the backend's data.
+ */
 struct ring_sim {
-	volatile uint64_t avail __attribute__((aligned(128)));	/* initiator -> backend */
-	volatile uint64_t hdr __attribute__((aligned(128)));	/* block number, by the initiator */
-	volatile uint64_t status __attribute__((aligned(128))); /* backend -> initiator */
-	volatile uint64_t used __attribute__((aligned(128)));
+	struct {
+		volatile uint16_t flags, idx;
+		volatile uint16_t ring[RING_SIZE];
+	} avail __attribute__((aligned(4096)));
+	struct {
+		volatile uint16_t flags, idx;
+		struct {
+			volatile uint32_t id, len;
+		} ring[RING_SIZE];
+	} used __attribute__((aligned(4096)));
+	struct {
+		volatile uint64_t type_ioprio, sector;
+		volatile uint8_t status;
+	} req __attribute__((aligned(64)));
 	const struct floor_buf *buf;
 	uint64_t rounds;
 	int cpu;
 	int err;
 };
+
+/* Wait until *p == v; false after SPIN_LIMIT_NS. */
+static int spin_until16(const volatile uint16_t *p, uint16_t v)
+{
+	uint64_t since = 0;
+
+	for (unsigned k = 1;; k++) {
+		if (*p == v)
+			return 1;
+		if ((k & 0xfffff) == 0) {
+			uint64_t t = now_ns();
+
+			if (since == 0)
+				since = t;
+			else if (t - since > SPIN_LIMIT_NS)
+				return 0;
+		}
+	}
+}
 
 static void *ring_backend(void *arg)
 {
@@ -202,16 +239,21 @@ static void *ring_backend(void *arg)
 
 	r->err = floor_pin(r->cpu);
 	for (uint64_t i = 1; i <= r->rounds && r->err == 0; i++) {
+		uint16_t slot = (uint16_t)((i - 1) % RING_SIZE), head;
 		uint64_t blk;
 
-		if (!spin_until(&r->avail, i)) {
+		if (!spin_until16(&r->avail.idx, (uint16_t)i)) {
 			r->err = -ETIMEDOUT;
 			break;
 		}
-		blk = r->hdr % blocks;
+		head = r->avail.ring[slot];
+		blk = (r->req.sector + head) % blocks;
 		memcpy(dst[i & 31], r->buf->base + blk * BLOCK, BLOCK);
-		r->status = i;
-		r->used = i;
+		r->req.status = 0;
+		r->used.ring[slot].id = head;
+		r->used.ring[slot].len = BLOCK + 1;
+		__atomic_thread_fence(__ATOMIC_RELEASE);
+		r->used.idx = (uint16_t)i;
 	}
 	return NULL;
 }
@@ -240,13 +282,19 @@ int floor_ring_qd1_ns(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigne
 		uint64_t t0 = now_ns();
 
 		for (unsigned k = 0; k < per; k++, i++) {
-			r.hdr = rnd(&s);
-			r.avail = i;
-			if (!spin_until(&r.used, i)) {
+			uint16_t slot = (uint16_t)((i - 1) % RING_SIZE);
+
+			r.req.type_ioprio = 0;
+			r.req.sector = rnd(&s);
+			r.req.status = 0xff;
+			r.avail.ring[slot] = 0;
+			__atomic_thread_fence(__ATOMIC_RELEASE);
+			r.avail.idx = (uint16_t)i;
+			if (!spin_until16(&r.used.idx, (uint16_t)i)) {
 				pthread_join(t, NULL);
 				return -ETIMEDOUT;
 			}
-			sink += r.status;
+			sink += r.used.ring[slot].id + r.req.status;
 		}
 		batch[b] = (double)(now_ns() - t0) / per;
 	}

@@ -8,6 +8,8 @@
  *    answered through a second line (a request and its completion cannot
  *    take less);
  *  - DRAM: dependent random loads over a buffer the size of the backend;
+ *  - a bare split-ring request at QD1: only the ring and request memory a
+ *    split virtqueue request must move between the CPUs, plus the copy;
  *  - 4 KiB copy: a random 4 KiB block of that buffer copied into a small
  *    buffer, one at a time (what a QD1 read costs the backend) and
  *    overlapped with look-ahead prefetch (what bounds one core at high QD);
@@ -36,10 +38,13 @@ int floor_rtt_ns(int cpu_a, int cpu_b, unsigned rounds, double *rtt_ns);
 
 /*
  * The least a split-virtqueue request can cost at QD1 (ns, median of
- * batches): CPU b (the initiator) writes a header line then an index line;
- * CPU a (an ideal backend) sees the index, reads the header, copies a random
- * 4 KiB block of buf, writes a status line then a used line; CPU b sees the used line and reads the
- * status.  Nothing else: no descriptors, no validation, no model.
+ * batches), with the memory laid out as virtio's split ring and the Linux
+ * driver lay it out: CPU b (the initiator) writes a request's header line,
+ * an avail ring entry and the avail index; CPU a (a bare backend) sees the
+ * index, reads the entry and the header, copies a random 4 KiB block of buf,
+ * writes the status byte, a used entry and the used index; CPU b sees the
+ * index, reads the entry and the status.  No descriptors (they stay cached
+ * when unchanged), no validation, no model, no statistics.
  */
 int floor_ring_qd1_ns(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigned rounds,
 		      double *ns);

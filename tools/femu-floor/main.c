@@ -174,7 +174,7 @@ int main(int argc, char **argv)
 	printf("  random 4 KiB copies, overlapped      %8.2f M/s (one core)\n", rate / 1e6);
 	printf("  => 4 KiB read QD1 floor (round trip + copy) %.1f ns = at most %.0f IOPS\n", qd1,
 	       1e9 / qd1);
-	printf("  ideal split-ring backend, 4 KiB read QD1 (index, header, copy, status, used) "
+	printf("  bare split-ring backend, 4 KiB read QD1 (rings, header, copy, status only) "
 	       "%.1f ns = at most %.0f IOPS\n",
 	       ring, 1e9 / ring);
 	printf(
