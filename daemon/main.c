@@ -137,13 +137,21 @@ static int femud_auto_lcores(struct femud *f, struct place_topo *t, char *err, s
 	return 0;
 }
 
+/* Log each line of msgs with a prefix. */
+static void femud_log_lines(const char *prefix, char *msgs)
+{
+	for (char *save = NULL, *line = strtok_r(msgs, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		femud_log("%s%s", prefix, line);
+}
+
 /* A frontend connected: warn when its process may run on a poller's CPU. */
 static void femud_on_connect(const char *path, void *arg)
 {
 	struct femud *f = arg;
 	unsigned cpus[FEMUD_MAX_LCORES];
 	unsigned n = 0;
-	char msgs[1024] = "";
+	char msgs[1024] = "", prefix[256];
 	struct femud_peer_known *known = NULL;
 	pid_t pid;
 
@@ -158,12 +166,12 @@ static void femud_on_connect(const char *path, void *arg)
 		cpus[n++] = (unsigned)f->lcores.l[i].cpu;
 	if (place_check_pid_overlap(cpus, n, pid, msgs, sizeof(msgs)) <= 0)
 		return;
-	for (char *save = NULL, *line = strtok_r(msgs, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save))
-		femud_log("warning: placement: %s: frontend pid %d: %s", path, (int)pid, line);
+	snprintf(prefix, sizeof(prefix), "warning: placement: %s: frontend pid %d: ", path,
+		 (int)pid);
+	femud_log_lines(prefix, msgs);
 }
 
-/* Warnings about where the pollers are (hwloc): never fatal. */
+/* Warnings about where the pollers are (hwloc), notes on their isolation: never fatal. */
 static void femud_check_pollers(const struct femud *f, const struct place_topo *t)
 {
 	unsigned cpus[FEMUD_MAX_LCORES];
@@ -172,11 +180,11 @@ static void femud_check_pollers(const struct femud *f, const struct place_topo *
 
 	for (unsigned i = f->lcores.n > 1 ? 1 : 0; i < f->lcores.n; i++)
 		cpus[n++] = (unsigned)f->lcores.l[i].cpu;
-	if (place_check_pollers(t, cpus, n, f->mbe_node, f->opts.qemu_pid, msgs, sizeof(msgs)) <= 0)
-		return;
-	for (char *save = NULL, *line = strtok_r(msgs, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save))
-		femud_log("warning: placement: %s", line);
+	if (place_check_pollers(t, cpus, n, f->mbe_node, f->opts.qemu_pid, msgs, sizeof(msgs)) > 0)
+		femud_log_lines("warning: placement: ", msgs);
+	msgs[0] = '\0';
+	if (place_check_isolation("/sys/devices/system/cpu", cpus, n, msgs, sizeof(msgs)) > 0)
+		femud_log_lines("note: placement: ", msgs);
 }
 
 static int femud_check_lcore_cpus(const struct femud *f, char *err, size_t errlen)

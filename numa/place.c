@@ -535,6 +535,57 @@ int place_check_pollers(const struct place_topo *t, const unsigned *cpus, unsign
 	return warnings;
 }
 
+/* ------------------------------------------------------------ isolation */
+
+/* The cpulist in file dir/name ("1-3,5"), parsed by hwloc; empty if absent. */
+static hwloc_bitmap_t read_cpulist(const char *dir, const char *name)
+{
+	hwloc_bitmap_t set = hwloc_bitmap_alloc();
+	char path[512], line[4096];
+	FILE *f;
+
+	if (set == NULL)
+		return NULL;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return set;
+	if (fgets(line, sizeof(line), f) != NULL) {
+		line[strcspn(line, "\n")] = '\0';
+		if (line[0] != '\0' && hwloc_bitmap_list_sscanf(set, line) != 0)
+			hwloc_bitmap_zero(set);
+	}
+	fclose(f);
+	return set;
+}
+
+int place_check_isolation(const char *sysfs_dir, const unsigned *cpus, unsigned n, char *msgs,
+			  size_t len)
+{
+	hwloc_bitmap_t iso = read_cpulist(sysfs_dir, "isolated");
+	hwloc_bitmap_t nohz = read_cpulist(sysfs_dir, "nohz_full");
+	int noted = 0;
+
+	for (unsigned i = 0; iso != NULL && nohz != NULL && i < n; i++) {
+		bool in_iso = hwloc_bitmap_isset(iso, cpus[i]);
+		bool in_nohz = hwloc_bitmap_isset(nohz, cpus[i]);
+
+		if (in_iso && in_nohz)
+			continue;
+		append_line(msgs, len,
+			    "poller CPU %u is not in %s%s%s: %s; completions due meanwhile are "
+			    "posted late (counted as late)",
+			    cpus[i], in_iso ? "" : "isolcpus=", in_iso || in_nohz ? "" : " or ",
+			    in_nohz ? "" : "nohz_full=",
+			    in_iso ? "the timer tick still interrupts it"
+				   : "other tasks may be scheduled on it");
+		noted++;
+	}
+	hwloc_bitmap_free(iso);
+	hwloc_bitmap_free(nohz);
+	return noted;
+}
+
 /* ------------------------------------------------------------ auto lcores */
 
 static bool core_has_cpu(const struct place_core *c, unsigned os_cpu)

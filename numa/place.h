@@ -120,6 +120,18 @@ int place_check_pollers(const struct place_topo *t, const unsigned *cpus, unsign
 int place_check_pid_overlap(const unsigned *cpus, unsigned n, pid_t pid, char *msgs, size_t len);
 
 /*
+ * Note (one line per CPU, appended to msgs) every poller CPU that the kernel
+ * does not keep free for it: not in isolcpus= (other tasks may be scheduled
+ * there) or not in nohz_full= (the timer tick still interrupts it).  Reads
+ * the cpulists "isolated" and "nohz_full" of sysfs_dir (normally
+ * /sys/devices/system/cpu; a missing file counts as an empty list).
+ * Returns the number of CPUs noted.  Advice, not a fault: such a poller
+ * works, but completions due while it is interrupted are posted late.
+ */
+int place_check_isolation(const char *sysfs_dir, const unsigned *cpus, unsigned n, char *msgs,
+			  size_t len);
+
+/*
  * `--lcores auto`: pick n CPUs on os_node, one PU (the lowest-numbered) per
  * physical core, avoiding the core of CPU 0 when the node has n other cores.
  * Returns n with cpus_out[0..n-1] filled, or -1 with a reason in err (node

@@ -2,7 +2,8 @@
 /*
  * test/unit/numa/test_place.c - Criterion tests of numa/place.c (owner:
  * place): topology loading (synthetic, XML, host), poller checks, the
- * `--lcores auto` picker, size parsing and CPU list formatting.
+ * `--lcores auto` picker, size parsing, CPU list formatting and the
+ * isolation notes (isolcpus=, nohz_full= read from a fake sysfs).
  */
 #include <criterion/criterion.h>
 #include <hwloc.h>
@@ -379,4 +380,54 @@ Test(place_util, format_cpulist)
 	cr_expect_str_eq(place_format_cpulist(cpus, 7, buf, sizeof(buf)), "0-3,8,10-11");
 	cr_expect_str_eq(place_format_cpulist(one, 1, buf, sizeof(buf)), "7");
 	cr_expect_str_eq(place_format_cpulist(one, 0, buf, sizeof(buf)), "");
+}
+
+/* ------------------------------------------------------------ isolation */
+
+static void write_file(const char *dir, const char *name, const char *text)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	cr_assert_not_null(f, "%s", path);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* A fake /sys/devices/system/cpu: isolcpus=1-2,6 nohz_full=2,5-6. */
+Test(place, isolation_notes_pollers_the_kernel_does_not_keep_free)
+{
+	char dir[] = "/tmp/femud-iso-XXXXXX";
+	const unsigned cpus[] = {1, 2, 3, 5, 6};
+	char msgs[2048] = "";
+
+	cr_assert_not_null(mkdtemp(dir));
+	write_file(dir, "isolated", "1-2,6\n");
+	write_file(dir, "nohz_full", "2,5-6\n");
+	cr_assert_eq(place_check_isolation(dir, cpus, 5, msgs, sizeof(msgs)), 3, "%s", msgs);
+	cr_assert(strstr(msgs, "poller CPU 1 is not in nohz_full=: the timer tick") != NULL, "%s",
+		  msgs);
+	cr_assert(strstr(msgs, "poller CPU 3 is not in isolcpus= or nohz_full=") != NULL, "%s",
+		  msgs);
+	cr_assert(strstr(msgs, "poller CPU 5 is not in isolcpus=: other tasks") != NULL, "%s",
+		  msgs);
+	cr_assert(strstr(msgs, "CPU 2 ") == NULL && strstr(msgs, "CPU 6 ") == NULL, "%s", msgs);
+
+	/* empty lists (the usual "\n") and missing files: nothing is isolated */
+	write_file(dir, "isolated", "\n");
+	msgs[0] = '\0';
+	cr_assert_eq(place_check_isolation(dir, cpus, 2, msgs, sizeof(msgs)), 2, "%s", msgs);
+	msgs[0] = '\0';
+	cr_assert_eq(place_check_isolation("/nonexistent-femud", cpus, 1, msgs, sizeof(msgs)), 1);
+	cr_assert(strstr(msgs, "poller CPU 1 is not in isolcpus= or nohz_full=") != NULL, "%s",
+		  msgs);
+	cr_assert_eq(place_check_isolation(dir, cpus, 0, NULL, 0), 0);
+	char path[256];
+	snprintf(path, sizeof(path), "%s/isolated", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/nohz_full", dir);
+	unlink(path);
+	rmdir(dir);
 }
