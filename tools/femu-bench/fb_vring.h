@@ -26,17 +26,6 @@
 #define FB_DESC_PER_REQ 3u
 #define FB_STATUS_UNSET 0xffu /* status byte before the backend writes it */
 
-/*
- * A request's header and status byte share one cache line of their own, as
- * in the Linux and SPDK virtio-blk drivers: the backend reads the header and
- * writes the status in the line it already holds, and slots never share a
- * line (no false sharing between a completion and the next submission).
- */
-struct fb_slot {
-	struct virtio_blk_outhdr hdr;
-	uint8_t status;
-} __attribute__((aligned(64)));
-
 struct fb_vq {
 	unsigned index;
 	uint16_t size;
@@ -51,8 +40,9 @@ struct fb_vq {
 	uint64_t kicks;
 	unsigned nslots;
 	uint32_t slot_bytes;
-	struct fb_slot *slot; /* [nslots] */
-	uint8_t *data;	      /* [nslots * slot_bytes] */
+	struct virtio_blk_outhdr *hdr; /* [nslots] */
+	uint8_t *status;	       /* [nslots] */
+	uint8_t *data;		       /* [nslots * slot_bytes] */
 	struct fb_mem *mem;
 } __attribute__((aligned(64))); /* queues of different threads share no cache line */
 
@@ -100,10 +90,10 @@ static inline void fb_vq_submit(struct fb_vq *vq, unsigned slot, uint32_t type, 
 	unsigned head = slot, data = fb_vq_data_desc(vq, slot);
 	struct vring_desc *d = vq->vr.desc;
 
-	vq->slot[slot].hdr.type = type;
-	vq->slot[slot].hdr.ioprio = 0;
-	vq->slot[slot].hdr.sector = sector;
-	vq->slot[slot].status = FB_STATUS_UNSET;
+	vq->hdr[slot].type = type;
+	vq->hdr[slot].ioprio = 0;
+	vq->hdr[slot].sector = sector;
+	vq->status[slot] = FB_STATUS_UNSET;
 	if (len) {
 		uint16_t flags = (uint16_t)(VRING_DESC_F_NEXT |
 					    (type == VIRTIO_BLK_T_OUT ? 0 : VRING_DESC_F_WRITE));

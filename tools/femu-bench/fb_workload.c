@@ -181,7 +181,7 @@ static void complete_one(struct worker *w, struct wq *q, uint32_t id, uint64_t n
 	}
 	m = &q->meta[slot];
 	fb_hist_add(&w->hist, now - m->start);
-	st = q->vq->slot[slot].status;
+	st = q->vq->status[slot];
 	if (st != VIRTIO_BLK_S_OK) {
 		w->io_errors++;
 		if (w->reported++ < MAX_REPORTED)
