@@ -55,7 +55,7 @@ double floor_dram_ns(const struct floor_buf *b, unsigned n);
 /* Time of one random 4 KiB copy out of b, copies not overlapped (ns, median of batches). */
 double floor_copy4k_ns(const struct floor_buf *b, unsigned n);
 
-/* Random 4 KiB copies per second with look-ahead prefetch (best look-ahead). */
+/* Random 4 KiB copies per second with look-ahead prefetch (best look-ahead and prefetch size). */
 double floor_copy4k_rate(const struct floor_buf *b, unsigned n);
 
 /* Busy loop for ms milliseconds on the calling CPU. */
