@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,23 +95,34 @@ struct pingpong {
 	int err;
 };
 
+/* A bounded busy wait: the clock is read only every 2^20 spins. */
+struct spin {
+	unsigned k;
+	uint64_t since; /* first clock reading, 0 before it */
+};
+
+/* One more spin; true once SPIN_LIMIT_NS have passed since the wait began. */
+static bool spin_expired(struct spin *s)
+{
+	uint64_t t;
+
+	if ((++s->k & 0xfffff) != 0)
+		return false;
+	t = now_ns();
+	if (s->since == 0)
+		s->since = t;
+	return t - s->since > SPIN_LIMIT_NS;
+}
+
 /* Wait until *p == v; false after SPIN_LIMIT_NS. */
 static int spin_until(const volatile uint64_t *p, uint64_t v)
 {
-	uint64_t since = 0;
+	struct spin s = {0, 0};
 
-	for (unsigned k = 1;; k++) {
-		if (*p == v)
-			return 1;
-		if ((k & 0xfffff) == 0) {
-			uint64_t t = now_ns();
-
-			if (since == 0)
-				since = t;
-			else if (t - since > SPIN_LIMIT_NS)
-				return 0;
-		}
-	}
+	while (*p != v)
+		if (spin_expired(&s))
+			return 0;
+	return 1;
 }
 
 static void *pong_thread(void *arg)
@@ -216,20 +228,12 @@ struct ring_sim {
 /* Wait until *p == v; false after SPIN_LIMIT_NS. */
 static int spin_until16(const volatile uint16_t *p, uint16_t v)
 {
-	uint64_t since = 0;
+	struct spin s = {0, 0};
 
-	for (unsigned k = 1;; k++) {
-		if (*p == v)
-			return 1;
-		if ((k & 0xfffff) == 0) {
-			uint64_t t = now_ns();
-
-			if (since == 0)
-				since = t;
-			else if (t - since > SPIN_LIMIT_NS)
-				return 0;
-		}
-	}
+	while (*p != v)
+		if (spin_expired(&s))
+			return 0;
+	return 1;
 }
 
 static void *ring_backend(void *arg)
