@@ -18,7 +18,8 @@
 
 #include "daemon/peer.h"
 
-static bool peer_is_accepted_on(int fd, const char *path)
+/* Is fd an accepted (not listening) unix socket bound to path?  Its inode in *ino. */
+static bool peer_is_accepted_on(int fd, const char *path, ino_t *ino)
 {
 	struct sockaddr_un sa;
 	socklen_t len = sizeof(sa);
@@ -35,6 +36,7 @@ static bool peer_is_accepted_on(int fd, const char *path)
 		return false;
 	if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &ol) != 0 || listening)
 		return false;
+	*ino = st.st_ino;
 	return true;
 }
 
@@ -68,14 +70,13 @@ pid_t femud_socket_peer_pid(const char *path, struct femud_peer_known *known)
 		return 0;
 	while ((e = readdir(d)) != NULL) {
 		int fd = atoi(e->d_name);
-		struct stat st;
+		ino_t ino;
 
-		if (e->d_name[0] == '.' || fd == dirfd(d) || !peer_is_accepted_on(fd, path) ||
-		    fstat(fd, &st) != 0)
+		if (e->d_name[0] == '.' || fd == dirfd(d) || !peer_is_accepted_on(fd, path, &ino))
 			continue;
 		if (now.n < FEMUD_PEER_MAX_KNOWN)
-			now.ino[now.n++] = st.st_ino;
-		if (fd > best_fd && !peer_known(known, st.st_ino))
+			now.ino[now.n++] = ino;
+		if (fd > best_fd && !peer_known(known, ino))
 			best_fd = fd;
 	}
 	if (best_fd >= 0)
