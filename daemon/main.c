@@ -1,14 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * main.c - the femud process: options, lcore and node choice, backend
- * allocation, EAL start-up (femud builds the EAL arguments itself), device
- * registration, pollers, signals and orderly shutdown.
+ * main.c - the femud process: options, backend allocation, EAL start-up
+ * (femud builds the EAL arguments itself), device registration, pollers,
+ * signals and orderly shutdown.  Which lcores poll and which node holds the
+ * backends is placement.c's.
  */
 #include <errno.h>
 #include <pthread.h>
-#include <sched.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,11 +18,10 @@
 #include <rte_lcore.h>
 
 #include "daemon/dev.h"
-#include "daemon/lcores.h"
+#include "daemon/log.h"
 #include "daemon/options.h"
-#include "daemon/peer.h"
+#include "daemon/placement.h"
 #include "numa/mbe.h"
-#include "numa/place.h"
 #include "pmd/pmd.h"
 
 #define FEMUD_EXIT_USAGE 2
@@ -32,246 +30,22 @@
 
 struct femud {
 	struct femud_opts opts;
-	struct femud_lcores lcores;
-	char lcores_str[256];
-	int mbe_node;
+	struct femud_placement place; /* lcores, backend node */
 	struct femud_dev devs[FEMUD_MAX_DEVS];
 	unsigned ndevs; /* created */
 	bool eal_huge;
 	sigset_t sigs;
-	/* per --dev: connections already attributed (control thread only) */
-	struct femud_peer_known peers[FEMUD_MAX_DEVS];
 };
 
 static struct femud g_femud;
 
-static void femud_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void femud_log(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fputs("femud: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-}
-
-/* Default lcore list: one lcore on the last CPU this process may use. */
-static int femud_default_lcores(struct femud *f)
-{
-	cpu_set_t set;
-	int last = -1;
-
-	if (sched_getaffinity(0, sizeof(set), &set) != 0)
-		return -errno;
-	for (int c = 0; c < CPU_SETSIZE; c++)
-		if (CPU_ISSET(c, &set))
-			last = c;
-	if (last < 0)
-		return -ENOENT;
-	snprintf(f->lcores_str, sizeof(f->lcores_str), "0@%d", last);
-	return 0;
-}
-
-static bool femud_cpu_listed(const unsigned *cpus, unsigned n, unsigned cpu)
-{
-	for (unsigned i = 0; i < n; i++)
-		if (cpus[i] == cpu)
-			return true;
-	return false;
-}
-
-/* lcore i on cpus[i]; with share_first the main lcore 0 also sits on cpus[0]. */
-static void femud_format_lcores(struct femud *f, const unsigned *cpus, unsigned n, bool share_first)
-{
-	size_t len = 0;
-	unsigned id = 0;
-
-	if (share_first)
-		len +=
-		    (size_t)snprintf(f->lcores_str, sizeof(f->lcores_str), "%u@%u,", id++, cpus[0]);
-	for (unsigned i = 0; i < n && len < sizeof(f->lcores_str); i++)
-		len += (size_t)snprintf(f->lcores_str + len, sizeof(f->lcores_str) - len, "%s%u@%u",
-					i ? "," : "", id++, cpus[i]);
-}
-
-/*
- * --lcores auto[:N]: N pollers (default 1) on the backend's node, one per
- * physical core, avoiding CPU 0's core when there is room (numa/place.c);
- * plus a main lcore on another core when the node has one to spare.
- */
-static int femud_auto_lcores(struct femud *f, struct place_topo *t, char *err, size_t errlen)
-{
-	unsigned cpus[FEMUD_MAX_LCORES];
-	unsigned pollers = 1;
-	int node = f->opts.mbe_node >= 0 ? f->opts.mbe_node : 0;
-	const char *colon = strchr(f->opts.lcores, ':');
-	int n;
-
-	if (colon != NULL && (sscanf(colon + 1, "%u", &pollers) != 1 || pollers == 0 ||
-			      pollers >= FEMUD_MAX_LCORES)) {
-		snprintf(err, errlen, "--lcores '%s': expected auto or auto:N (N pollers)",
-			 f->opts.lcores);
-		return -EINVAL;
-	}
-	n = place_auto_lcores(t, node, pollers + 1, cpus, err, errlen);
-	if (n > 0 && femud_cpu_listed(cpus, (unsigned)n, 0))
-		n = -1; /* no room for a separate main lcore away from CPU 0 */
-	if (n > 0) {
-		femud_format_lcores(f, cpus, (unsigned)n, false);
-		return 0;
-	}
-	err[0] = '\0';
-	n = place_auto_lcores(t, node, pollers, cpus, err, errlen);
-	if (n < 0) {
-		char why[256];
-
-		snprintf(why, sizeof(why), "%s", err);
-		snprintf(err, errlen, "--lcores %s: %s", f->opts.lcores, why);
-		return -EINVAL;
-	}
-	/* One lcore polls on the main lcore; several: the idle main lcore shares the first CPU. */
-	femud_format_lcores(f, cpus, (unsigned)n, n > 1);
-	return 0;
-}
-
-/* Log each line of msgs with a prefix. */
-static void femud_log_lines(const char *prefix, char *msgs)
-{
-	for (char *save = NULL, *line = strtok_r(msgs, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save))
-		femud_log("%s%s", prefix, line);
-}
-
-/* A frontend connected: warn when its process may run on a poller's CPU. */
-static void femud_on_connect(const char *path, void *arg)
-{
-	struct femud *f = arg;
-	unsigned cpus[FEMUD_MAX_LCORES];
-	unsigned n = 0;
-	char msgs[1024] = "", prefix[256];
-	struct femud_peer_known *known = NULL;
-	pid_t pid;
-
-	for (unsigned i = 0; i < f->opts.ndevs; i++)
-		if (strcmp(f->opts.devs[i].path, path) == 0)
-			known = &f->peers[i];
-	pid = femud_socket_peer_pid(path, known);
-
-	if (pid <= 0 || pid == f->opts.qemu_pid)
-		return; /* unknown, or already checked at start */
-	for (unsigned i = f->lcores.n > 1 ? 1 : 0; i < f->lcores.n; i++)
-		cpus[n++] = (unsigned)f->lcores.l[i].cpu;
-	if (place_check_pid_overlap(cpus, n, pid, msgs, sizeof(msgs)) <= 0)
-		return;
-	snprintf(prefix, sizeof(prefix), "warning: placement: %s: frontend pid %d: ", path,
-		 (int)pid);
-	femud_log_lines(prefix, msgs);
-}
-
-/* Warnings about where the pollers are (hwloc), notes on their isolation: never fatal. */
-static void femud_check_pollers(const struct femud *f, const struct place_topo *t)
-{
-	unsigned cpus[FEMUD_MAX_LCORES];
-	unsigned n = 0;
-	char msgs[2048] = "";
-
-	for (unsigned i = f->lcores.n > 1 ? 1 : 0; i < f->lcores.n; i++)
-		cpus[n++] = (unsigned)f->lcores.l[i].cpu;
-	if (place_check_pollers(t, cpus, n, f->mbe_node, f->opts.qemu_pid, msgs, sizeof(msgs)) > 0)
-		femud_log_lines("warning: placement: ", msgs);
-	msgs[0] = '\0';
-	if (place_check_isolation("/sys/devices/system/cpu", cpus, n, msgs, sizeof(msgs)) > 0)
-		femud_log_lines("note: placement: ", msgs);
-}
-
-static int femud_check_lcore_cpus(const struct femud *f, char *err, size_t errlen)
-{
-	cpu_set_t set;
-
-	if (sched_getaffinity(0, sizeof(set), &set) != 0)
-		return 0;
-	for (unsigned i = 0; i < f->lcores.n; i++) {
-		int cpu = f->lcores.l[i].cpu;
-
-		if (cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &set)) {
-			snprintf(err, errlen,
-				 "--lcores '%s': CPU %d does not exist or is not allowed for this "
-				 "process",
-				 f->lcores_str, cpu);
-			return -EINVAL;
-		}
-	}
-	return 0;
-}
-
-/* The first poller: lcore 1 of the list, or the main lcore when it is alone. */
-static int femud_first_poller_cpu(const struct femud *f)
-{
-	return f->lcores.l[f->lcores.n > 1 ? 1 : 0].cpu;
-}
-
-static int femud_resolve_lcores(struct femud *f, struct place_topo *topo, char *err, size_t errlen)
-{
-	int rc;
-
-	if (f->opts.lcores == NULL)
-		rc = femud_default_lcores(f);
-	else if (strncmp(f->opts.lcores, "auto", 4) == 0)
-		rc = femud_auto_lcores(f, topo, err, errlen);
-	else
-		rc = snprintf(f->lcores_str, sizeof(f->lcores_str), "%s", f->opts.lcores) >=
-			     (int)sizeof(f->lcores_str)
-			 ? -EINVAL
-			 : 0;
-	if (rc != 0) {
-		if (*err == '\0')
-			snprintf(err, errlen, "--lcores: cannot choose lcores (%s)", strerror(-rc));
-		return -EINVAL;
-	}
-	rc = femud_lcores_parse(f->lcores_str, &f->lcores, err, errlen);
-	if (rc == 0)
-		rc = femud_check_lcore_cpus(f, err, errlen);
-	if (rc != 0)
-		return rc;
-	f->mbe_node = f->opts.mbe_node;
-	if (f->mbe_node < 0) {
-		f->mbe_node = mbe_node_of_cpu((unsigned)femud_first_poller_cpu(f));
-		if (f->mbe_node < 0)
-			f->mbe_node = 0;
-	}
-	return 0;
-}
-
-/* Choose lcores and the backend node, check them against the host topology. */
-static int femud_resolve_placement(struct femud *f, char *err, size_t errlen)
-{
-	struct place_topo *topo = NULL;
-	int rc;
-
-	if (f->opts.mbe_node >= 0 && !mbe_node_exists(f->opts.mbe_node)) {
-		snprintf(err, errlen,
-			 "--mbe-node %d: NUMA node does not exist (this host has nodes 0-%d)",
-			 f->opts.mbe_node, mbe_max_node());
-		return -EINVAL;
-	}
-	if (place_topology_load(&topo, NULL, err, errlen) != 0)
-		return -EINVAL;
-	rc = femud_resolve_lcores(f, topo, err, errlen);
-	if (rc == 0)
-		femud_check_pollers(f, topo);
-	place_topology_free(topo);
-	return rc;
-}
-
 static void femud_print_plan(const struct femud *f, FILE *out)
 {
-	fprintf(out, "lcores %s (main lcore %u on CPU %d; %u poller%s)\n", f->lcores_str,
-		f->lcores.l[0].id, f->lcores.l[0].cpu, f->lcores.n > 1 ? f->lcores.n - 1 : 1,
-		f->lcores.n > 2 ? "s" : "");
-	fprintf(out, "mbe-node %d\n", f->mbe_node);
+	fprintf(out, "lcores %s (main lcore %u on CPU %d; %u poller%s)\n", f->place.lcores_str,
+		f->place.lcores.l[0].id, f->place.lcores.l[0].cpu,
+		f->place.lcores.n > 1 ? f->place.lcores.n - 1 : 1,
+		f->place.lcores.n > 2 ? "s" : "");
+	fprintf(out, "mbe-node %d\n", f->place.mbe_node);
 	for (unsigned i = 0; i < f->opts.ndevs; i++) {
 		const struct femud_dev_opts *d = &f->opts.devs[i];
 
@@ -322,8 +96,8 @@ static int femud_create_backends(struct femud *f, char *err, size_t errlen)
 	unsigned flags = f->opts.no_huge ? MBE_F_NO_HUGE : 0;
 
 	for (unsigned i = 0; i < f->opts.ndevs; i++) {
-		int rc = femud_dev_create(&f->devs[i], &f->opts.devs[i], f->mbe_node, flags, err,
-					  errlen);
+		int rc = femud_dev_create(&f->devs[i], &f->opts.devs[i], f->place.mbe_node, flags,
+					  err, errlen);
 
 		if (rc != 0)
 			return rc;
@@ -349,10 +123,10 @@ static int femud_eal_init(struct femud *f, const char *argv0)
 	char *eal_argv[24];
 	int n = 0;
 
-	snprintf(main_lcore, sizeof(main_lcore), "%u", f->lcores.l[0].id);
+	snprintf(main_lcore, sizeof(main_lcore), "%u", f->place.lcores.l[0].id);
 	eal_argv[n++] = (char *)argv0;
 	eal_argv[n++] = "--lcores";
-	eal_argv[n++] = f->lcores_str;
+	eal_argv[n++] = f->place.lcores_str;
 	eal_argv[n++] = "--main-lcore";
 	eal_argv[n++] = main_lcore;
 	eal_argv[n++] = "--no-pci";
@@ -383,16 +157,11 @@ static int femud_eal_init(struct femud *f, const char *argv0)
 static int femud_start_pmd(struct femud *f, char *err, size_t errlen)
 {
 	unsigned ids[FEMUD_MAX_LCORES];
-	unsigned n = 0;
-	bool main_polls = f->lcores.n == 1;
+	bool main_polls;
+	unsigned n = femud_placement_pollers(&f->place, ids, &main_polls);
 	int rc;
 
-	if (main_polls)
-		ids[n++] = f->lcores.l[0].id;
-	else
-		for (unsigned i = 1; i < f->lcores.n; i++)
-			ids[n++] = f->lcores.l[i].id;
-	pmd_set_connect_hook(femud_on_connect, f);
+	pmd_set_connect_hook(femud_placement_on_connect, &f->place);
 	rc = pmd_init(ids, n, main_polls);
 	if (rc != 0) {
 		snprintf(err, errlen, "poller set-up failed: %s", strerror(-rc));
@@ -436,19 +205,26 @@ static void *femud_signal_thread(void *arg)
 	return NULL;
 }
 
-/* Serve until SIGINT/SIGTERM. */
-static void femud_serve(struct femud *f)
+/* Serve until SIGINT/SIGTERM.  Returns 0, or a negative errno when serving could not start. */
+static int femud_serve(struct femud *f)
 {
 	pthread_t t;
+	int rc;
 
-	if (f->lcores.n == 1) {
-		/* The main lcore polls; a plain thread waits for the signals. */
-		pthread_create(&t, NULL, femud_signal_thread, f);
-		pmd_poller_run_main();
-		pthread_join(t, NULL);
-		return;
+	if (f->place.lcores.n > 1) {
+		femud_wait_for_stop(f);
+		return 0;
 	}
-	femud_wait_for_stop(f);
+	/* The main lcore polls; a plain thread waits for the signals. */
+	rc = pthread_create(&t, NULL, femud_signal_thread, f);
+	if (rc != 0) {
+		femud_log("cannot start the signal thread: %s", strerror(rc));
+		pmd_pollers_stop();
+		return -rc;
+	}
+	pmd_poller_run_main();
+	pthread_join(t, NULL);
+	return 0;
 }
 
 static void femud_teardown(struct femud *f, bool eal_up)
@@ -469,7 +245,7 @@ static int femud_parse(struct femud *f, int argc, char **argv)
 
 	if (femud_opts_parse(argc, argv, &f->opts, err, sizeof(err)) != 0 ||
 	    (!f->opts.help && !f->opts.version &&
-	     femud_resolve_placement(f, err, sizeof(err)) != 0)) {
+	     femud_placement_resolve(&f->place, &f->opts, err, sizeof(err)) != 0)) {
 		femud_log("%s", err);
 		femud_opts_free(&f->opts);
 		return FEMUD_EXIT_USAGE;
@@ -510,13 +286,13 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (femud_eal_init(f, argv[0]) < 0) {
-		femud_log("--lcores '%s': DPDK EAL start-up failed (%s)", f->lcores_str,
+		femud_log("--lcores '%s': DPDK EAL start-up failed (%s)", f->place.lcores_str,
 			  rte_strerror(rte_errno));
 		femud_teardown(f, false);
 		return 1;
 	}
 	femud_log("EAL up: %s, lcores %s, %llu MiB of backends",
-		  f->eal_huge ? "hugepages" : "no-huge", f->lcores_str,
+		  f->eal_huge ? "hugepages" : "no-huge", f->place.lcores_str,
 		  (unsigned long long)(femud_total_backend_bytes(f) >> 20));
 	rc = femud_start_pmd(f, err, sizeof(err));
 	if (rc != 0) {
@@ -531,8 +307,8 @@ int main(int argc, char **argv)
 		       f->devs[i].opts->queues);
 	printf("femud: ready\n");
 	fflush(stdout);
-	femud_serve(f);
+	rc = femud_serve(f);
 	femud_teardown(f, true);
 	femud_log("stopped");
-	return 0;
+	return rc == 0 ? 0 : 1;
 }

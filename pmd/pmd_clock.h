@@ -13,6 +13,9 @@
 
 #include <rte_cycles.h>
 
+/* Nanoseconds per second. */
+#define PMD_NS_PER_S 1000000000ULL
+
 struct pmd_clock {
 	uint64_t tsc0; /* TSC at init */
 	uint64_t mult; /* ns per tick, 32.32 fixed point */

@@ -26,7 +26,18 @@
 #include "pmd/pmd_clock.h"
 #include "pmd/poller.h"
 
+/* Control messages a poller can have queued (rte_ring size, a power of 2). */
 #define CTL_RING_SIZE 1024
+/* ctl_wait(): pause-spins before it starts sleeping, and the sleep between checks (us). */
+#define CTL_WAIT_SPINS 1000
+#define CTL_WAIT_SLEEP_US 10
+/* ctl_wait(): read the clock once every CTL_WAIT_CLOCK_MASK + 1 checks (a power of 2 - 1). */
+#define CTL_WAIT_CLOCK_MASK 1023
+/* ctl_wait(): first warning after this long, then one every CTL_WAIT_WARN_EVERY_NS. */
+#define CTL_WAIT_WARN_AFTER_NS PMD_NS_PER_S
+#define CTL_WAIT_WARN_EVERY_NS (10 * PMD_NS_PER_S)
+/* pmd_pollers_stop(): sleep between checks that the main lcore's loop has exited (us). */
+#define MAIN_EXIT_CHECK_US 100
 
 enum ctl_type { CTL_ATTACH, CTL_DETACH };
 
@@ -77,26 +88,26 @@ static void ctl_wait(const struct pmd_poller *p, struct ctl_msg *m)
 	while (!__atomic_load_n(&m->done, __ATOMIC_ACQUIRE)) {
 		uint64_t now, s;
 
-		if (++spins <= 1000) {
+		if (++spins <= CTL_WAIT_SPINS) {
 			rte_pause();
 			continue;
 		}
-		usleep(10);
-		if ((spins & 1023) != 0)
+		usleep(CTL_WAIT_SLEEP_US);
+		if ((spins & CTL_WAIT_CLOCK_MASK) != 0)
 			continue;
 		now = pmd_now_ns();
 		s = __atomic_load_n(&p->sweeps, __ATOMIC_RELAXED);
 		if (t0 == 0) {
 			t0 = now;
-			next = now + 1000000000ull;
+			next = now + CTL_WAIT_WARN_AFTER_NS;
 			sweeps = s;
 		} else if (now >= next) {
 			PMD_LOG(WARNING,
 				"poller %u (lcore %u) has not taken a control message for %" PRIu64
 				" s (%s)",
-				p->idx, p->lcore, (uint64_t)((now - t0) / 1000000000u),
+				p->idx, p->lcore, (uint64_t)((now - t0) / PMD_NS_PER_S),
 				s != sweeps ? "still sweeping" : "no sweep finished");
-			next = now + 10000000000ull;
+			next = now + CTL_WAIT_WARN_EVERY_NS;
 			sweeps = s;
 		}
 	}
@@ -311,7 +322,7 @@ void pmd_pollers_stop(void)
 		__atomic_store_n(&p->stop, 1, __ATOMIC_RELEASE);
 		if (p->is_main) {
 			while (!__atomic_load_n(&p->exited, __ATOMIC_ACQUIRE))
-				usleep(100);
+				usleep(MAIN_EXIT_CHECK_US);
 		} else {
 			rte_eal_wait_lcore(p->lcore);
 		}
