@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "daemon/options.h"
+#include "ftl/fm_model_registry.h"
 
 #define MB (1ull << 20)
 
@@ -203,8 +204,8 @@ int femud_dev_parse(const char *arg, struct femud_dev_opts *d, char *err, size_t
 
 static void dev_free(struct femud_dev_opts *d)
 {
-	free(d->mcfg.priv);
-	d->mcfg.priv = NULL;
+	if (d->ops != NULL && d->ops->release != NULL)
+		d->ops->release(&d->mcfg); /* the model's parameters, never created */
 	free(d->spec);
 	d->spec = NULL;
 }

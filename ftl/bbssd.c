@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "ftl/bbssd.h"
+#include "ftl/fm_data.h"
 
 static int bbssd_configure(struct fm_model_config *cfg, char *err, size_t errlen)
 {
@@ -48,7 +49,14 @@ static int bbssd_configure(struct fm_model_config *cfg, char *err, size_t errlen
 	return 0;
 }
 
-static void bbssd_destroy(struct fm_model *m)
+/* release(): the parameters configure() left in cfg->priv. */
+static void bbssd_release(struct fm_model_config *cfg)
+{
+	free(cfg->priv);
+	cfg->priv = NULL;
+}
+
+static void bbssd_dev_free(struct bbssd_dev *m)
 {
 	if (m == NULL)
 		return;
@@ -58,19 +66,29 @@ static void bbssd_destroy(struct fm_model *m)
 	free(m);
 }
 
+static void bbssd_destroy(struct fm_model *model)
+{
+	bbssd_dev_free(bbssd_dev_of(model));
+}
+
 static int bbssd_create(struct fm_model_config *cfg, void *data, struct fm_model **out, char *err,
 			size_t errlen)
 {
-	struct fm_model *m = calloc(1, sizeof(*m));
+	struct bbssd_dev *m;
 
-	if (m == NULL || cfg->priv == NULL) {
-		free(m);
-		snprintf(err, errlen, m ? "not configured" : "out of memory");
-		return m ? -EINVAL : -ENOMEM;
+	if (cfg->priv == NULL) {
+		snprintf(err, errlen, "not configured");
+		return -EINVAL;
 	}
+	m = calloc(1, sizeof(*m));
+	if (m == NULL) {
+		bbssd_release(cfg);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	m->base.ops = &fm_bbssd_ops;
 	m->p = *(struct bbssd_params *)cfg->priv;
-	free(cfg->priv);
-	cfg->priv = NULL;
+	bbssd_release(cfg);
 	if (cfg->capacity_bytes != m->p.capacity_bytes) {
 		snprintf(err, errlen,
 			 "capacity %" PRIu64 " bytes differs from the configured %" PRIu64,
@@ -83,11 +101,11 @@ static int bbssd_create(struct fm_model_config *cfg, void *data, struct fm_model
 	m->tl.ch_free = calloc(m->p.nchs, sizeof(uint64_t));
 	if (m->tl.lun_free == NULL || m->tl.ch_free == NULL ||
 	    bbssd_ftl_init(&m->ftl, &m->p, &m->tl, &m->ctr, cfg->mbe_node) != 0) {
-		bbssd_destroy(m);
+		bbssd_dev_free(m);
 		snprintf(err, errlen, "out of memory for the mapping tables");
 		return -ENOMEM;
 	}
-	*out = m;
+	*out = &m->base;
 	return 0;
 }
 
@@ -96,18 +114,18 @@ static uint64_t max_u64(uint64_t a, uint64_t b)
 	return a > b ? a : b;
 }
 
-static uint64_t first_lpn(const struct fm_model *m, const struct fm_req *req)
+static uint64_t first_lpn(const struct bbssd_dev *m, const struct fm_req *req)
 {
 	return req->offset / m->p.pg_bytes;
 }
 
 /* One past the last page the request touches. */
-static uint64_t end_lpn(const struct fm_model *m, const struct fm_req *req)
+static uint64_t end_lpn(const struct bbssd_dev *m, const struct fm_req *req)
 {
 	return (req->offset + req->len + m->p.pg_bytes - 1) / m->p.pg_bytes;
 }
 
-static uint64_t serve_read(struct fm_model *m, const struct fm_req *req, uint64_t now)
+static uint64_t serve_read(struct bbssd_dev *m, const struct fm_req *req, uint64_t now)
 {
 	uint64_t t = bbssd_fw_run(&m->tl, &m->p, now);
 	uint64_t nand_end = t;
@@ -120,7 +138,7 @@ static uint64_t serve_read(struct fm_model *m, const struct fm_req *req, uint64_
 	return bbssd_link_xfer(&m->tl, &m->p, BBSSD_TO_HOST, nand_end, req->len);
 }
 
-static enum fm_status write_pages(struct fm_model *m, uint64_t from, uint64_t to, uint64_t now,
+static enum fm_status write_pages(struct bbssd_dev *m, uint64_t from, uint64_t to, uint64_t now,
 				  uint64_t t, uint64_t *due)
 {
 	uint64_t end;
@@ -134,7 +152,7 @@ static enum fm_status write_pages(struct fm_model *m, uint64_t from, uint64_t to
 	return FM_S_OK;
 }
 
-static enum fm_status serve_write(struct fm_model *m, const struct fm_req *req, uint64_t now,
+static enum fm_status serve_write(struct bbssd_dev *m, const struct fm_req *req, uint64_t now,
 				  uint64_t *due)
 {
 	uint64_t t = bbssd_fw_run(&m->tl, &m->p, now);
@@ -145,7 +163,7 @@ static enum fm_status serve_write(struct fm_model *m, const struct fm_req *req, 
 }
 
 /* Whole pages inside the range are unmapped; returns the edge pages in [*lo,*hi). */
-static void unmap_whole_pages(struct fm_model *m, const struct fm_req *req, uint64_t *lo,
+static void unmap_whole_pages(struct bbssd_dev *m, const struct fm_req *req, uint64_t *lo,
 			      uint64_t *hi)
 {
 	uint64_t pg = m->p.pg_bytes;
@@ -156,8 +174,8 @@ static void unmap_whole_pages(struct fm_model *m, const struct fm_req *req, uint
 		bbssd_ftl_unmap(&m->ftl, lpn);
 }
 
-static enum fm_status serve_write_zeroes(struct fm_model *m, const struct fm_req *req, uint64_t now,
-					 uint64_t *due)
+static enum fm_status serve_write_zeroes(struct bbssd_dev *m, const struct fm_req *req,
+					 uint64_t now, uint64_t *due)
 {
 	uint64_t lo, hi, head = first_lpn(m, req), tail = end_lpn(m, req);
 	uint64_t end = now;
@@ -176,7 +194,7 @@ static enum fm_status serve_write_zeroes(struct fm_model *m, const struct fm_req
 	return st;
 }
 
-static enum fm_status serve(struct fm_model *m, const struct fm_req *req, uint64_t now_ns,
+static enum fm_status serve(struct bbssd_dev *m, const struct fm_req *req, uint64_t now_ns,
 			    uint64_t *due_ns)
 {
 	uint64_t lo, hi;
@@ -210,9 +228,11 @@ static enum fm_status serve(struct fm_model *m, const struct fm_req *req, uint64
  * A bounded background GC step first (work placed in the idle time of LUNs
  * idle at now_ns, see bbssd_ftl.c), then the request.
  */
-static enum fm_status bbssd_submit(struct fm_model *m, const struct fm_req *req, uint64_t now_ns,
-				   uint64_t *due_ns)
+static enum fm_status bbssd_submit(struct fm_model *model, const struct fm_req *req,
+				   uint64_t now_ns, uint64_t *due_ns)
 {
+	struct bbssd_dev *m = bbssd_dev_of(model);
+
 	bbssd_ftl_gc_background(&m->ftl, now_ns);
 	return serve(m, req, now_ns, due_ns);
 }
@@ -222,8 +242,10 @@ static enum fm_status bbssd_submit(struct fm_model *m, const struct fm_req *req,
  * ran now, at most once per BBSSD_IDLE_PERIOD_NS (the transport calls this
  * on every idle sweep of every queue of the device).
  */
-static void bbssd_idle(struct fm_model *m, uint64_t now_ns)
+static void bbssd_idle(struct fm_model *model, uint64_t now_ns)
 {
+	struct bbssd_dev *m = bbssd_dev_of(model);
+
 	if (now_ns < m->idle_next_ns)
 		return;
 	m->idle_next_ns = now_ns + BBSSD_IDLE_PERIOD_NS;
@@ -237,8 +259,9 @@ static double write_amplification(const struct bbssd_counters *c)
 	return (double)c->nand_write_pages / (double)c->host_write_pages;
 }
 
-static void bbssd_stats(struct fm_model *m, FILE *out)
+static void bbssd_stats(struct fm_model *model, FILE *out)
 {
+	const struct bbssd_dev *m = bbssd_dev_of(model);
 	const struct bbssd_counters *c = &m->ctr;
 	uint64_t emin, emax;
 	double emean;
@@ -273,6 +296,7 @@ const struct fm_model_ops fm_bbssd_ops = {
     .name = "bbssd",
     .femu_mode = BBSSD_FEMU_MODE,
     .configure = bbssd_configure,
+    .release = bbssd_release,
     .create = bbssd_create,
     .destroy = bbssd_destroy,
     .submit = bbssd_submit,

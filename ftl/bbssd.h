@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "ftl/fm_model.h"
+#include "ftl/fm_model_registry.h"
 
 #define BBSSD_FEMU_MODE 1
 #define BBSSD_UNMAPPED UINT32_MAX /* map / rmap entry with no page */
@@ -175,8 +176,9 @@ void bbssd_table_free(void *ptr, size_t bytes, int node);
 /* idle(): background GC steps while no request arrives, at most one per this many ns. */
 #define BBSSD_IDLE_PERIOD_NS 2000
 
-/* One device (bbssd.c). */
-struct fm_model {
+/* One device (bbssd.c): the model instance behind its struct fm_model base. */
+struct bbssd_dev {
+	struct fm_model base;
 	struct bbssd_params p;
 	void *data; /* capacity_bytes, data kept at its logical offset */
 	struct bbssd_timeline tl;
@@ -184,5 +186,10 @@ struct fm_model {
 	struct bbssd_ftl ftl;
 	uint64_t idle_next_ns; /* idle(): nothing before this time (ns) */
 };
+
+static inline struct bbssd_dev *bbssd_dev_of(struct fm_model *m)
+{
+	return FM_MODEL_CONTAINER(m, struct bbssd_dev, base);
+}
 
 #endif /* FTL_BBSSD_H */

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fm_data.c - data movement between a request's host-virtual segments and a
- * device's data region.  Shared by every model; no timing, no state.
+ * device's data region (see fm_data.h).  Shared by every model; no timing,
+ * no state.
  */
 #include <string.h>
 
-#include "ftl/fm_model.h"
+#include "ftl/fm_data.h"
 
 /* Cache line size assumed by fm_data_prefetch(), bytes. */
 #define FM_DATA_LINE 64

@@ -9,7 +9,10 @@
  * says when the request would have finished on the modelled device.  The
  * transport posts the completion no earlier than that time.
  *
- * Nothing here knows about virtio, and nothing here knows about NAND.
+ * Nothing here knows about virtio, and nothing here knows about NAND.  This
+ * header is the whole contract and needs no library: pmd/ includes it
+ * without linking ftl/.  The models themselves are found through
+ * fm_model_registry.h; the data movers models share are in fm_data.h.
  *
  * Units: offsets and lengths in bytes, times in nanoseconds of a monotonic
  * clock owned by the transport (it passes now_ns to every call).
@@ -86,7 +89,17 @@ enum fm_status {
 	FM_S_UNSUPP = 2,
 };
 
-struct fm_model; /* opaque, one per device */
+/*
+ * The base of every model instance, one per device.  A model embeds it in
+ * its own struct and gets back to that struct with FM_MODEL_CONTAINER (as
+ * SPDK's to_blk_dev); the transport only ever holds a struct fm_model *.
+ */
+struct fm_model {
+	const struct fm_model_ops *ops; /* set by create() */
+};
+
+/* The model's own struct around its embedded base: FM_MODEL_CONTAINER(m, struct nossd, base). */
+#define FM_MODEL_CONTAINER(m, type, member) ((type *)((char *)(m)-offsetof(type, member)))
 
 struct fm_model_ops {
 	const char *name; /* "nossd", "bbssd" */
@@ -96,15 +109,24 @@ struct fm_model_ops {
 	 * Parse and check the model's keys in cfg->kv and derive what the
 	 * model decides (capacity when !capacity_set).  On error return a
 	 * negative errno and write a message naming the key and the value to
-	 * err.  Must not allocate device memory; may set cfg->priv (freed
-	 * with free() by the caller if create() is never called).
+	 * err.  Must not allocate device memory; may set cfg->priv, which
+	 * create() takes over or release() frees.
 	 */
 	int (*configure)(struct fm_model_config *cfg, char *err, size_t errlen);
 
 	/*
+	 * Optional (NULL = configure() allocates nothing): free what
+	 * configure() left in cfg->priv and set it to NULL.  The owner of
+	 * cfg calls it when create() will not be called; harmless when
+	 * cfg->priv is already NULL.
+	 */
+	void (*release)(struct fm_model_config *cfg);
+
+	/*
 	 * Create the model over the device's data region (capacity_bytes long,
 	 * already allocated, pre-faulted and on the right node).  Takes
-	 * ownership of cfg->priv.
+	 * ownership of cfg->priv (and leaves it NULL) whether it succeeds or
+	 * fails.
 	 */
 	int (*create)(struct fm_model_config *cfg, void *data, struct fm_model **out, char *err,
 		      size_t errlen);
@@ -115,11 +137,7 @@ struct fm_model_ops {
 	 * Serve a request: move the data now, and return in *due_ns the
 	 * absolute time (the now_ns clock) at which the request completes
 	 * on the modelled device; a value <= now_ns means "complete now".
-	 *
-	 * single_writer: if true the transport guarantees that submit() of one
-	 * model is only ever called from one thread at a time (all of the
-	 * device's queues are on one poller).  Models that keep mutable state
-	 * per request (FTL) must set it; NoSSD leaves it false.
+	 * Called concurrently from several threads unless single_writer.
 	 */
 	enum fm_status (*submit)(struct fm_model *m, const struct fm_req *req, uint64_t now_ns,
 				 uint64_t *due_ns);
@@ -151,35 +169,15 @@ struct fm_model_ops {
 	 */
 	void (*idle)(struct fm_model *m, uint64_t now_ns);
 
+	/*
+	 * true: the transport calls submit() and idle() of one model from one
+	 * thread at a time (it puts all of the device's queues on one
+	 * poller), so the model may keep mutable state per request without a
+	 * lock (the FTL does).  false: submit() may run on several pollers
+	 * at once and must not change shared state (NoSSD).  prefetch() may
+	 * run concurrently either way.
+	 */
 	bool single_writer;
 };
-
-/* Registered models, looked up by femu_mode; NULL when not supported. */
-const struct fm_model_ops *fm_model_find(int femu_mode);
-
-extern const struct fm_model_ops fm_nossd_ops;
-extern const struct fm_model_ops fm_bbssd_ops;
-
-/*
- * Shared data movers over the device's data region: copy between the
- * request's iov and data + req->offset.  Used by every model.
- */
-void fm_data_read(const void *data, const struct fm_req *req);
-void fm_data_write(void *data, const struct fm_req *req);
-void fm_data_zero(void *data, uint64_t offset, uint64_t len);
-
-/*
- * Prefetch the first FM_DATA_PREFETCH_MAX bytes of [offset, offset + len)
- * of the data region into the cache (for writing when for_write), without
- * faulting: a hint only.  512 B covers a whole small request; of a larger
- * one the first lines are enough for the hardware prefetcher to stream the
- * rest (measured, 4 KiB randread QD32 on a 1 GiB device: 1.76M IOPS
- * prefetching all 64 lines, 1.95M with the first 8: prefetch instructions
- * stall when the line fill buffers run out).
- */
-#ifndef FM_DATA_PREFETCH_MAX
-#define FM_DATA_PREFETCH_MAX 512
-#endif
-void fm_data_prefetch(const void *data, uint64_t offset, uint64_t len, bool for_write);
 
 #endif /* FM_MODEL_H */

@@ -3,7 +3,7 @@
  * fm_model_registry.c - the table of device models femud serves, looked up
  * by FEMU's femu_mode number.  A new model is one new line here.
  */
-#include "ftl/fm_model.h"
+#include "ftl/fm_model_registry.h"
 
 static const struct fm_model_ops *const fm_models[] = {
     &fm_nossd_ops,

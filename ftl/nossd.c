@@ -8,12 +8,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "ftl/fm_model.h"
+#include "ftl/fm_data.h"
+#include "ftl/fm_model_registry.h"
 
-struct fm_model {
+struct nossd {
+	struct fm_model base;
 	void *data;
 	uint64_t capacity; /* bytes */
 };
+
+static inline struct nossd *to_nossd(struct fm_model *m)
+{
+	return FM_MODEL_CONTAINER(m, struct nossd, base);
+}
 
 static int nossd_configure(struct fm_model_config *cfg, char *err, size_t errlen)
 {
@@ -31,28 +38,29 @@ static int nossd_configure(struct fm_model_config *cfg, char *err, size_t errlen
 static int nossd_create(struct fm_model_config *cfg, void *data, struct fm_model **out, char *err,
 			size_t errlen)
 {
-	struct fm_model *m = calloc(1, sizeof(*m));
+	struct nossd *n = calloc(1, sizeof(*n));
 
-	if (m == NULL) {
+	if (n == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	m->data = data;
-	m->capacity = cfg->capacity_bytes;
-	free(cfg->priv);
-	cfg->priv = NULL;
-	*out = m;
+	n->base.ops = &fm_nossd_ops;
+	n->data = data;
+	n->capacity = cfg->capacity_bytes;
+	*out = &n->base;
 	return 0;
 }
 
 static void nossd_destroy(struct fm_model *m)
 {
-	free(m);
+	free(to_nossd(m));
 }
 
-static enum fm_status nossd_submit(struct fm_model *m, const struct fm_req *req, uint64_t now_ns,
-				   uint64_t *due_ns)
+static enum fm_status nossd_submit(struct fm_model *model, const struct fm_req *req,
+				   uint64_t now_ns, uint64_t *due_ns)
 {
+	const struct nossd *m = to_nossd(model);
+
 	*due_ns = now_ns;
 	switch (req->op) {
 	case FM_OP_READ:
@@ -73,15 +81,18 @@ static enum fm_status nossd_submit(struct fm_model *m, const struct fm_req *req,
 }
 
 /* Warm the cache for a request the transport will submit soon. */
-static void nossd_prefetch(struct fm_model *m, enum fm_op op, uint64_t offset, uint64_t len)
+static void nossd_prefetch(struct fm_model *model, enum fm_op op, uint64_t offset, uint64_t len)
 {
+	const struct nossd *m = to_nossd(model);
+
 	if (op == FM_OP_READ || op == FM_OP_WRITE)
 		fm_data_prefetch(m->data, offset, len, op == FM_OP_WRITE);
 }
 
 static void nossd_stats(struct fm_model *m, FILE *out)
 {
-	fprintf(out, "model nossd\ncapacity_bytes %llu\n", (unsigned long long)m->capacity);
+	fprintf(out, "model nossd\ncapacity_bytes %llu\n",
+		(unsigned long long)to_nossd(m)->capacity);
 }
 
 const struct fm_model_ops fm_nossd_ops = {

@@ -24,7 +24,8 @@ static int parse_dev(struct femud_dev_opts *d, const char *spec)
 
 static void free_dev(struct femud_dev_opts *d)
 {
-	free(d->mcfg.priv);
+	if (d->ops != NULL && d->ops->release != NULL)
+		d->ops->release(&d->mcfg);
 	free(d->spec);
 }
 

@@ -48,8 +48,11 @@ void tdev_open_node(struct tdev *d, const char *opts, uint64_t capacity, int nod
 	d->data = calloc(1, d->cap);
 	cr_assert_not_null(d->data);
 	d->cfg.mbe_node = node;
-	cr_assert_eq(fm_bbssd_ops.create(&d->cfg, d->data, &d->m, err, sizeof(err)), 0,
+	cr_assert_eq(fm_bbssd_ops.create(&d->cfg, d->data, &d->model, err, sizeof(err)), 0,
 		     "create: %s", err);
+	cr_assert_eq(d->model->ops, &fm_bbssd_ops);
+	cr_assert_null(d->cfg.priv, "create() took the parameters");
+	d->m = bbssd_dev_of(d->model);
 	d->clock = 1000;
 }
 
@@ -60,8 +63,9 @@ void tdev_open(struct tdev *d, const char *opts, uint64_t capacity)
 
 void tdev_close(struct tdev *d)
 {
-	fm_bbssd_ops.destroy(d->m);
+	fm_bbssd_ops.destroy(d->model);
 	free(d->data);
+	d->model = NULL;
 	d->m = NULL;
 	d->data = NULL;
 }
@@ -78,7 +82,7 @@ enum fm_status tdev_try(struct tdev *d, enum fm_op op, uint64_t off, uint64_t le
 	    .iovcnt = buf ? 1 : 0,
 	};
 
-	return fm_bbssd_ops.submit(d->m, &req, now, due);
+	return fm_bbssd_ops.submit(d->model, &req, now, due);
 }
 
 uint64_t tdev_io(struct tdev *d, enum fm_op op, uint64_t off, uint64_t len, void *buf, uint64_t now)

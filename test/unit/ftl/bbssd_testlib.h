@@ -23,7 +23,8 @@ struct tdev {
 	struct fm_model_config cfg;
 	struct fm_kv kv[32];
 	char opts[512];
-	struct fm_model *m;
+	struct fm_model *model; /* what the transport holds */
+	struct bbssd_dev *m;	/* the same device, as bbssd.c sees it */
 	uint8_t *data;
 	uint64_t cap;	/* bytes */
 	uint64_t clock; /* ns, the test's "now" */

@@ -328,7 +328,7 @@ Test(bbssd_gc, random_mixed_ops_match_a_shadow_copy)
 			written += len;
 			break;
 		}
-		cr_assert_eq(fm_bbssd_ops.submit(dev.m, &req, dev.clock, &due), FM_S_OK);
+		cr_assert_eq(fm_bbssd_ops.submit(dev.model, &req, dev.clock, &due), FM_S_OK);
 		cr_assert_geq(due, dev.clock);
 		if (req.op == FM_OP_READ)
 			cr_assert_arr_eq(buf, shadow + off, len, "read %llu+%llu differs",
@@ -419,7 +419,7 @@ Test(bbssd_gc, idle_runs_background_gc_while_no_request_arrives)
 
 	/* The poller calls idle() on empty sweeps: here every 500 ns for 100 ms. */
 	for (uint64_t end = t + 100 * 1000 * US; t < end; t += 500)
-		fm_bbssd_ops.idle(dev.m, t);
+		fm_bbssd_ops.idle(dev.model, t);
 	cr_assert_gt(dev.m->ctr.gc_bg_runs, 0);
 	cr_assert_eq(dev.m->ctr.gc_fg_runs, 0);
 	cr_assert_gt(dev.m->ftl.free_cnt, free_before);
@@ -434,11 +434,11 @@ Test(bbssd_gc, idle_is_rate_limited_and_free_when_nothing_is_due)
 	open_dev(SMALL, 0);
 	uint64_t t = overwrite_until_bg_due(), moved;
 
-	fm_bbssd_ops.idle(dev.m, t);
+	fm_bbssd_ops.idle(dev.model, t);
 	moved = dev.m->ctr.gc_bg_moved_pages;
 	cr_assert_gt(moved, 0, "LUNs idle at t: the first call moves pages");
 	/* Within BBSSD_IDLE_PERIOD_NS of the last step: nothing, even with LUNs idle. */
-	fm_bbssd_ops.idle(dev.m, t + BBSSD_IDLE_PERIOD_NS - 1);
+	fm_bbssd_ops.idle(dev.model, t + BBSSD_IDLE_PERIOD_NS - 1);
 	cr_assert_eq(dev.m->ctr.gc_bg_moved_pages, moved);
 	fini();
 
@@ -449,7 +449,7 @@ Test(bbssd_gc, idle_is_rate_limited_and_free_when_nothing_is_due)
 	uint64_t free_before = dev.m->ftl.free_cnt;
 
 	for (uint64_t i = 0, now = tdev_idle_time(&dev); i < 10000; i++, now += 500)
-		fm_bbssd_ops.idle(dev.m, now);
+		fm_bbssd_ops.idle(dev.model, now);
 	cr_assert_eq(dev.m->ftl.free_cnt, free_before);
 	cr_assert_eq(memcmp(&before, &dev.m->ctr, sizeof(before)), 0);
 }

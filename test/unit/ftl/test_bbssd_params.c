@@ -4,6 +4,7 @@
  * capacity derived with op_pcent, and every error path naming its option.
  */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,8 +16,7 @@ static void fini(void)
 {
 	if (dev.m)
 		tdev_close(&dev);
-	free(dev.cfg.priv);
-	dev.cfg.priv = NULL;
+	fm_bbssd_ops.release(&dev.cfg);
 }
 
 TestSuite(bbssd_params, .fini = fini);
@@ -39,6 +39,34 @@ Test(bbssd_params, registered_as_femu_mode_1)
 	cr_assert_eq(fm_model_find(1), &fm_bbssd_ops);
 	cr_assert(fm_bbssd_ops.single_writer);
 	cr_assert_str_eq(fm_bbssd_ops.name, "bbssd");
+}
+
+Test(bbssd_params, release_frees_what_configure_left)
+{
+	char err[256] = "";
+
+	cr_assert_eq(tdev_configure(&dev, TUTORIAL, 0, err, sizeof(err)), 0, "%s", err);
+	cr_assert_not_null(dev.cfg.priv);
+	fm_bbssd_ops.release(&dev.cfg); /* AddressSanitizer reports a leak if it did not free */
+	cr_assert_null(dev.cfg.priv);
+	fm_bbssd_ops.release(&dev.cfg); /* twice is harmless */
+	cr_assert_null(dev.cfg.priv);
+}
+
+Test(bbssd_params, create_takes_the_parameters_even_when_it_fails)
+{
+	char err[256] = "";
+	struct fm_model *m = NULL;
+	uint8_t data[4096];
+
+	cr_assert_eq(tdev_configure(&dev, TUTORIAL, 0, err, sizeof(err)), 0, "%s", err);
+	dev.cfg.capacity_bytes += 4096; /* no longer what configure() derived */
+	cr_assert_eq(fm_bbssd_ops.create(&dev.cfg, data, &m, err, sizeof(err)), -EINVAL);
+	cr_assert_not_null(strstr(err, "differs from the configured"), "%s", err);
+	cr_assert_null(m);
+	cr_assert_null(dev.cfg.priv, "create() freed the parameters");
+	cr_assert_eq(fm_bbssd_ops.create(&dev.cfg, data, &m, err, sizeof(err)), -EINVAL);
+	cr_assert_str_eq(err, "not configured");
 }
 
 Test(bbssd_params, femu_defaults)
@@ -67,8 +95,7 @@ Test(bbssd_params, femu_defaults)
 	cr_assert_eq(p->nand_bytes, 8ull * 8 * 256 * 256 * 4096);
 	cr_assert_eq(dev.cfg.capacity_bytes, 1024 * MIB);
 	/* devsz_mb left out and no op_pcent: the daemon's default size is used. */
-	free(dev.cfg.priv);
-	dev.cfg.priv = NULL;
+	fm_bbssd_ops.release(&dev.cfg);
 	cr_assert_eq(tdev_configure(&dev, "", 0, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(dev.cfg.capacity_bytes, 1024 * MIB);
 }
@@ -92,8 +119,7 @@ Test(bbssd_params, devsz_with_op_pcent_must_fit)
 
 	cr_assert_eq(tdev_configure(&dev, TUTORIAL, 400 * MIB, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(dev.cfg.capacity_bytes, 400 * MIB);
-	free(dev.cfg.priv);
-	dev.cfg.priv = NULL;
+	fm_bbssd_ops.release(&dev.cfg);
 	expect_error(TUTORIAL, 410 * MIB, "devsz_mb=410", "op_pcent");
 }
 
@@ -103,8 +129,7 @@ Test(bbssd_params, sector_size_4096_makes_32k_pages)
 
 	memset(&dev, 0, sizeof(dev));
 	cr_assert_eq(tdev_configure(&dev, "", 1024 * MIB, err, sizeof(err)), 0);
-	free(dev.cfg.priv);
-	dev.cfg.priv = NULL;
+	fm_bbssd_ops.release(&dev.cfg);
 	dev.cfg.blk_size = 4096;
 	cr_assert_eq(fm_bbssd_ops.configure(&dev.cfg, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(((struct bbssd_params *)dev.cfg.priv)->pg_bytes, 8 * 4096);
@@ -179,7 +204,7 @@ Test(bbssd_params, stats_lists_counters)
 
 	tdev_open(&dev, TUTORIAL, 0);
 	tdev_fill(&dev, 8 * MIB, 128 * KIB);
-	fm_bbssd_ops.stats(dev.m, out);
+	fm_bbssd_ops.stats(dev.model, out);
 	fclose(out);
 	const char *keys[] = {"host_write_pages 2048\n",
 			      "nand_write_pages 2048\n",

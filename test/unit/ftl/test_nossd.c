@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ftl/fm_model.h"
+#include "ftl/fm_model_registry.h"
 
 #define CAP (1u << 20)
 
@@ -23,6 +23,7 @@ static void setup(void)
 	data = calloc(1, CAP);
 	cr_assert_eq(fm_nossd_ops.configure(&cfg, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(fm_nossd_ops.create(&cfg, data, &m, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(m->ops, &fm_nossd_ops, "the base struct names the model's ops");
 }
 
 static void teardown(void)

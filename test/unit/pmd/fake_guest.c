@@ -45,9 +45,16 @@ void fg_desc(struct vring_desc *d, uint64_t gpa, uint32_t len, uint16_t flags, u
 	d->next = next;
 }
 
-static enum fm_status fake_submit(struct fm_model *m, const struct fm_req *req, uint64_t now_ns,
+static struct fake_model *to_fake(struct fm_model *m)
+{
+	return FM_MODEL_CONTAINER(m, struct fake_model, base);
+}
+
+static enum fm_status fake_submit(struct fm_model *model, const struct fm_req *req, uint64_t now_ns,
 				  uint64_t *due_ns)
 {
+	struct fake_model *m = to_fake(model);
+
 	if (m->calls < FM_REC_MAX)
 		m->req[m->calls] = *req;
 	m->calls++;
@@ -60,8 +67,10 @@ const struct fm_model_ops fake_model_ops = {
     .submit = fake_submit,
 };
 
-static void fake_prefetch(struct fm_model *m, enum fm_op op, uint64_t offset, uint64_t len)
+static void fake_prefetch(struct fm_model *model, enum fm_op op, uint64_t offset, uint64_t len)
 {
+	struct fake_model *m = to_fake(model);
+
 	if (m->npf < FM_REC_MAX)
 		m->pf[m->npf] = (struct fm_rec_pf){
 		    .op = op, .offset = offset, .len = len, .before_submit = m->calls};
@@ -74,8 +83,10 @@ const struct fm_model_ops fake_model_pf_ops = {
     .prefetch = fake_prefetch,
 };
 
-static void fake_idle(struct fm_model *m, uint64_t now_ns)
+static void fake_idle(struct fm_model *model, uint64_t now_ns)
 {
+	struct fake_model *m = to_fake(model);
+
 	m->nidle++;
 	m->idle_ns = now_ns;
 }
@@ -93,13 +104,14 @@ const struct fm_model_ops fake_model_idle_mw_ops = {
     .idle = fake_idle,
 };
 
-void fg_target(struct pmd_blk_target *t, struct fm_model *m, uint64_t capacity)
+void fg_target(struct pmd_blk_target *t, struct fake_model *m, uint64_t capacity)
 {
 	memset(t, 0, sizeof(*t));
 	memset(m, 0, sizeof(*m));
+	m->base.ops = &fake_model_ops;
 	t->capacity = capacity;
 	t->blk_size = 512;
 	memcpy(t->serial, "SERIAL-0123456789ABC", PMD_SERIAL_LEN);
 	t->ops = &fake_model_ops;
-	t->model = m;
+	t->model = &m->base;
 }

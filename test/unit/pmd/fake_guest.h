@@ -43,7 +43,8 @@ struct fm_rec_pf {
 
 /* Recording model: remembers the last requests, returns status/due as set. */
 #define FM_REC_MAX 32
-struct fm_model {
+struct fake_model {
+	struct fm_model base;
 	unsigned calls;
 	struct fm_req req[FM_REC_MAX];
 	uint64_t due_delta; /* submit returns now + due_delta */
@@ -60,6 +61,6 @@ extern const struct fm_model_ops fake_model_pf_ops;
 extern const struct fm_model_ops fake_model_idle_ops;
 extern const struct fm_model_ops fake_model_idle_mw_ops;
 
-void fg_target(struct pmd_blk_target *t, struct fm_model *m, uint64_t capacity);
+void fg_target(struct pmd_blk_target *t, struct fake_model *m, uint64_t capacity);
 
 #endif

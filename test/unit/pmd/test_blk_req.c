@@ -14,7 +14,7 @@
 #define NOW 1000
 
 static struct pmd_blk_target t;
-static struct fm_model m;
+static struct fake_model m;
 static struct pmd_chain c;
 static struct pmd_blk_done d;
 static uint8_t buf[8192];

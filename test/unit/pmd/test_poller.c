@@ -22,7 +22,7 @@
 
 static struct fake_guest g;
 static struct pmd_blk_target t;
-static struct fm_model m;
+static struct fake_model m;
 static struct vring_desc *desc;
 static struct vring_avail *avail;
 static struct vring_used *used;
