@@ -325,7 +325,11 @@ int femud_opts_parse(int argc, char **argv, struct femud_opts *o, char *err, siz
 
 	memset(o, 0, sizeof(*o));
 	o->mbe_node = -1;
-	optind = 1;
+	/*
+	 * 0, not 1: glibc then forgets the position inside a previous argv's
+	 * grouped short options (a second parse would read freed strings).
+	 */
+	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "l:d:hV", opts_long, NULL)) != -1) {
 		if (c == '?' || c == ':') {

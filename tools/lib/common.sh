@@ -5,7 +5,8 @@
 
 FEMUD_PACKAGES="build-essential pkg-config meson ninja-build libdpdk-dev dpdk-doc libnuma-dev
   libhwloc-dev hwloc liburing-dev libcriterion-dev qemu-system-x86 qemu-utils fio
-  busybox-static cpio xz-utils linux-image-amd64 jq procps util-linux clang-format python3"
+  busybox-static cpio xz-utils linux-image-amd64 jq procps util-linux clang-format python3
+  clang libclang-rt-14-dev"
 
 femud_log() { printf '[%s] %s\n' "${0##*/}" "$*" >&2; }
 

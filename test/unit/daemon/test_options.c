@@ -170,3 +170,24 @@ Test(options, help_and_version_need_no_device)
 	cr_assert(o.version);
 	femud_opts_free(&o);
 }
+
+/*
+ * Found by test/fuzz/fuzz_options: a parse that stops inside grouped short
+ * options ("-z..." : unknown 'z') left getopt pointing into that argv; the
+ * next parse went on from there (reading a string its caller may have
+ * freed: heap-use-after-free under AddressSanitizer) and took a device
+ * nobody gave it.
+ */
+Test(options, a_second_parse_forgets_the_first_argv)
+{
+	struct femud_opts o;
+	const char *first[] = {"femud", "-zdpath=/tmp/first"};
+	const char *second[] = {"femud", "--dev", "path=/tmp/second"};
+
+	cr_assert_lt(parse(&o, 2, first), 0);
+	femud_opts_free(&o);
+	cr_assert_eq(parse(&o, 3, second), 0, "%s", err);
+	cr_assert_eq(o.ndevs, 1);
+	cr_assert_str_eq(o.devs[0].path, "/tmp/second");
+	femud_opts_free(&o);
+}

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * fuzz_vq_chain.c - libFuzzer target: the descriptor-chain walker and
+ * validator (pmd/vq_chain.c) over a fake guest memory map, followed by the
+ * request layer (pmd/blk_req.c) for the chains it accepts.
+ *
+ * Input: queue size (1 byte, 2^(b % 13)), head (2 bytes), flags (1 byte:
+ * bit 0 indirect negotiated, bits 1.. device readonly / model status), then
+ * the bytes of guest memory from 0x10000 on: the descriptor table lies at
+ * 0x10000, everything after it (indirect tables, headers, data) wherever the
+ * descriptors point.  Guest memory is two adjacent 64 KiB regions with
+ * separate host buffers and a hole above (test/unit/pmd/fake_guest.c), so
+ * AddressSanitizer reports any host access that leaves a region.
+ */
+#include "fuzz_blk.h"
+
+static struct fake_guest g;
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	fg_init(&g);
+	return 0;
+}
+
+/* Is [p, p + len) inside one of the fake guest's regions? */
+static bool in_guest(const uint8_t *p, uint64_t len)
+{
+	if (p >= g.a && p < g.a + FG_REGION_SIZE)
+		return len <= (uint64_t)(g.a + FG_REGION_SIZE - p);
+	if (p >= g.b && p < g.b + FG_REGION_SIZE)
+		return len <= (uint64_t)(g.b + FG_REGION_SIZE - p);
+	return false;
+}
+
+static void check_chain(const struct pmd_chain *c, enum pmd_chain_result res)
+{
+	uint64_t rd = 0, wr = 0;
+
+	if (res == PMD_CHAIN_BROKEN) {
+		FZ_CHECK(c->status == NULL && c->why != NULL, "BROKEN without a reason");
+		return;
+	}
+	FZ_CHECK(c->status != NULL && in_guest(c->status, 1), "status byte outside guest memory");
+	FZ_CHECK(res == PMD_CHAIN_OK || c->why != NULL, "IOERR without a reason");
+	if (res != PMD_CHAIN_OK)
+		return;
+	FZ_CHECK(c->nrd + c->nwr <= PMD_CHAIN_MAX_IOV, "%u segments", c->nrd + c->nwr);
+	for (uint32_t i = 0; i < c->nrd + c->nwr; i++) {
+		FZ_CHECK(c->iov[i].len > 0, "empty segment %u", i);
+		FZ_CHECK(in_guest(c->iov[i].base, c->iov[i].len), "segment %u outside guest memory",
+			 i);
+		if (i < c->nrd)
+			rd += c->iov[i].len;
+		else
+			wr += c->iov[i].len;
+	}
+	FZ_CHECK(rd == c->rd_len && wr == c->wr_len, "lengths %llu/%llu, segments %llu/%llu",
+		 (unsigned long long)c->rd_len, (unsigned long long)c->wr_len,
+		 (unsigned long long)rd, (unsigned long long)wr);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct fz_in in = {data, size};
+	static struct pmd_chain c;
+	struct pmd_chain_ring ring;
+	struct pmd_chain_hint hint;
+	struct pmd_blk_target t;
+	struct pmd_blk_done done;
+	struct fake_model m;
+	enum pmd_chain_result res;
+	uint16_t head;
+	uint8_t flags;
+
+	ring.size = (uint16_t)(1u << (fz_u8(&in) % 13));
+	head = fz_u16(&in);
+	flags = fz_u8(&in);
+	ring.indirect_ok = flags & 1;
+	ring.desc = (const struct vring_desc *)g.a;
+	memset(g.a, 0, FG_REGION_SIZE);
+	memset(g.b, 0, FG_REGION_SIZE);
+	fz_take(&in, g.a, FG_REGION_SIZE);
+	fz_take(&in, g.b, FG_REGION_SIZE);
+
+	if (pmd_chain_peek(g.mem, &ring, head, &hint))
+		FZ_CHECK(head < ring.size, "peeked head %u of a queue of %u", head, ring.size);
+	res = pmd_chain_parse(g.mem, &ring, head, &c);
+	check_chain(&c, res);
+	if (res == PMD_CHAIN_BROKEN)
+		return 0;
+
+	fg_target(&t, &m, 64 * 512);
+	t.readonly = flags & 2;
+	m.status = (enum fm_status)((flags >> 2) % 3);
+	pmd_blk_req_exec(&t, &c, res, 1000, &done);
+	fz_check_done(&c, res, &done);
+	fz_check_model_reqs(&t, &m, 0);
+	*c.status = done.status;
+	return 0;
+}
