@@ -14,6 +14,7 @@
 
 #include "pmd/blk_config.h"
 #include "pmd/blk_req.h"
+#include "pmd/vq_guard.h"
 
 _Static_assert(sizeof(struct pmd_blk_config) == 60, "virtio-blk config layout");
 
@@ -64,17 +65,16 @@ int pmd_blk_config_get(const struct pmd_blk_config *cfg, struct pmd_vhu_msg *msg
 	uint32_t len = msg->payload.cfg.size;
 	uint32_t n = 0;
 
-	if (len > PMD_VHU_MAX_CONFIG_SIZE)
-		len = PMD_VHU_MAX_CONFIG_SIZE;
-	memset(msg->payload.cfg.region, 0, len);
+	if (pmd_guard_config_msg(msg) != NULL)
+		return -1;
+	/* the frontend's framing stays: msg->size is not changed */
+	memset(msg->payload.cfg.region, 0, msg->size - PMD_VHU_CONFIG_HDR_SIZE);
 	if (off < sizeof(*cfg)) {
 		n = (uint32_t)sizeof(*cfg) - off;
 		if (n > len)
 			n = len;
 		memcpy(msg->payload.cfg.region, (const uint8_t *)cfg + off, n);
 	}
-	msg->payload.cfg.size = len;
-	msg->size = PMD_VHU_CONFIG_HDR_SIZE + len;
 	return 0;
 }
 
@@ -84,7 +84,7 @@ void pmd_blk_config_set(struct pmd_blk_config *cfg, const struct pmd_vhu_msg *ms
 	uint32_t off = msg->payload.cfg.offset;
 	uint32_t len = msg->payload.cfg.size;
 
-	if (len > PMD_VHU_MAX_CONFIG_SIZE || off > wce || wce - off >= len)
+	if (pmd_guard_config_msg(msg) != NULL || off > wce || wce - off >= len)
 		return;
 	cfg->wce = msg->payload.cfg.region[wce - off] & 1;
 }

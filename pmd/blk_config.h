@@ -44,17 +44,27 @@ struct pmd_blk_config {
 enum pmd_vhu_request {
 	PMD_VHU_RESET_OWNER = 4,
 	PMD_VHU_SET_MEM_TABLE = 5,
+	PMD_VHU_SET_VRING_NUM = 8,
+	PMD_VHU_SET_VRING_ADDR = 9,
+	PMD_VHU_SET_VRING_BASE = 10,
 	PMD_VHU_GET_VRING_BASE = 11,
+	PMD_VHU_SET_VRING_KICK = 12,
+	PMD_VHU_SET_VRING_CALL = 13,
+	PMD_VHU_SET_VRING_ERR = 14,
 	PMD_VHU_GET_QUEUE_NUM = 17,
+	PMD_VHU_SET_VRING_ENABLE = 18,
 	PMD_VHU_GET_CONFIG = 24,
 	PMD_VHU_SET_CONFIG = 25,
 	PMD_VHU_GET_INFLIGHT_FD = 31,
 	PMD_VHU_SET_INFLIGHT_FD = 32,
+	PMD_VHU_ADD_MEM_REG = 37,
+	PMD_VHU_REM_MEM_REG = 38,
 };
 
 #define PMD_VHU_HDR_SIZE 12	   /* request, flags, size */
 #define PMD_VHU_CONFIG_HDR_SIZE 12 /* offset, size, flags */
 #define PMD_VHU_MAX_CONFIG_SIZE 256
+#define PMD_VHU_VRING_IDX_MASK 0xffu /* in the u64 of SET_VRING_KICK/CALL/ERR */
 
 /* The start of a vhost-user message as rte_vhost passes it to the hooks. */
 struct pmd_vhu_msg {
@@ -86,16 +96,20 @@ uint64_t pmd_blk_protocol_features(void);
 void pmd_blk_config_init(struct pmd_blk_config *cfg, const struct pmd_blk_params *p);
 
 /*
- * Answer a GET_CONFIG message in place: copy the requested window of cfg
- * (bytes past the end of cfg read as zero; an over-long request is clipped
- * to the 256-byte region) and set the reply size.  Returns 0.
+ * Answer a GET_CONFIG message in place, keeping the frontend's framing as
+ * rte_vhost's own handler does: the reply has the payload size the request
+ * had (QEMU: 12 + size; SPDK's virtio-user: 12 + 256 with the wanted bytes
+ * in the config header's size), the window [offset, offset + size) of cfg
+ * is copied (bytes past the end of cfg and the rest of the payload read as
+ * zero).  Returns 0, or -1 without touching msg when its framing is not
+ * usable (pmd_guard_config_msg()): the message must then be refused.
  */
 int pmd_blk_config_get(const struct pmd_blk_config *cfg, struct pmd_vhu_msg *msg);
 
 /*
  * Apply a SET_CONFIG message: only the writeback byte (wce) is writable in
- * virtio-blk; every other byte of the window is ignored.  A window outside
- * the config space or longer than the region is ignored as a whole.
+ * virtio-blk; every other byte of the window is ignored.  A message whose
+ * framing is not usable, or a window not covering wce, is ignored as a whole.
  */
 void pmd_blk_config_set(struct pmd_blk_config *cfg, const struct pmd_vhu_msg *msg);
 

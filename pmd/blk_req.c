@@ -55,7 +55,8 @@ static void exec_rw(const struct pmd_blk_target *t, const struct pmd_chain *c, b
 
 	if (!is_read && t->readonly)
 		return;
-	if (stray != 0 || len % SECTOR_SIZE != 0 ||
+	/* a zero-length descriptor is no buffer at all: never a silent OK */
+	if (c->nempty != 0 || stray != 0 || len % SECTOR_SIZE != 0 ||
 	    !range_ok(t, rte_le_to_cpu_64(c->hdr.sector), len, &req.offset))
 		return;
 	if (len == 0) {

@@ -33,6 +33,7 @@
 #include "pmd/pmd_log.h"
 #include "pmd/poller.h"
 #include "pmd/vq.h"
+#include "pmd/vq_guard.h"
 
 #define PMD_MAX_DEVS 64
 #define PMD_MAX_VID 1024 /* rte_vhost's RTE_MAX_VHOST_DEVICE */
@@ -66,6 +67,7 @@ struct pmd_conn {
 	struct pmd_blk *dev;
 	int vid;
 	uint64_t restart_mask; /* queues stopped by a pre hook, restarted by the post hook */
+	bool mem_refused;      /* the memory table failed pmd_guard_mem: no queue starts */
 	struct pmd_vq *vq[PMD_MAX_QUEUES];
 	struct rte_vhost_memory *mem[PMD_MAX_QUEUES];
 };
@@ -190,8 +192,28 @@ static void queue_setup_inflight(struct pmd_conn *c, uint16_t qid, struct pmd_vq
 		PMD_LOG(INFO, "%s queue %u: replaying %u in-flight requests", c->dev->path, qid, n);
 }
 
-/* Read the vring and features from rte_vhost; false if not usable yet. */
-static bool queue_setup(struct pmd_conn *c, uint16_t qid, struct pmd_vq_setup *s, uint16_t *heads)
+/* Refuse rings that are not entirely inside guest memory (logged). */
+static bool queue_rings_ok(struct pmd_conn *c, uint16_t qid, const struct pmd_vq_setup *s)
+{
+	const struct pmd_ring_layout r = {.desc = s->desc,
+					  .avail = s->avail,
+					  .used = s->used,
+					  .size = s->size,
+					  .event_idx = s->event_idx};
+	const char *why = pmd_guard_rings(s->mem, &r);
+
+	if (why == NULL)
+		return true;
+	PMD_LOG(ERR, "%s queue %u: not started: %s", c->dev->path, qid, why);
+	return false;
+}
+
+/*
+ * Read the vring and features from rte_vhost and check the rings against
+ * the guest memory map mem; false if not usable (yet).
+ */
+static bool queue_setup(struct pmd_conn *c, uint16_t qid, struct rte_vhost_memory *mem,
+			struct pmd_vq_setup *s, uint16_t *heads)
 {
 	struct pmd_blk *dev = c->dev;
 	struct rte_vhost_vring vr;
@@ -221,6 +243,9 @@ static bool queue_setup(struct pmd_conn *c, uint16_t qid, struct pmd_vq_setup *s
 	s->target = &dev->target;
 	s->vid = c->vid;
 	s->qid = qid;
+	s->mem = mem;
+	if (!queue_rings_ok(c, qid, s))
+		return false;
 	queue_setup_inflight(c, qid, s, heads);
 	return true;
 }
@@ -240,13 +265,19 @@ static void queue_start(struct pmd_conn *c, uint16_t qid)
 			dev->params.queues);
 		return;
 	}
-	if (!queue_setup(c, qid, &s, heads))
+	if (c->mem_refused) {
+		PMD_LOG(ERR, "%s queue %u: not started: its guest memory table was refused",
+			dev->path, qid);
 		return;
+	}
 	if (rte_vhost_get_mem_table(c->vid, &mem) != 0 || mem == NULL) {
 		PMD_LOG(ERR, "%s queue %u: no guest memory table", dev->path, qid);
 		return;
 	}
-	s.mem = mem;
+	if (!queue_setup(c, qid, mem, &s, heads)) {
+		free(mem);
+		return;
+	}
 	s.on_node = true;
 	s.node = pmd_poller_node(queue_poller(dev, qid));
 	q = pmd_vq_create(&s);
@@ -273,6 +304,59 @@ static void queue_start(struct pmd_conn *c, uint16_t qid)
 
 /* ---- rte_vhost callbacks ---- */
 
+/*
+ * Refuse a message: rte_vhost then answers a NACK when the frontend asked
+ * for a reply (REPLY_ACK) and otherwise closes the connection.
+ */
+static enum rte_vhost_msg_result msg_refuse(struct pmd_conn *c, const struct pmd_vhu_msg *msg,
+					    const char *why)
+{
+	PMD_LOG(ERR, "%s: vhost-user request %u refused: %s", c->dev->path, msg->request, why);
+	return RTE_VHOST_MSG_RESULT_ERR;
+}
+
+/* Is a request that changes the guest memory map? */
+static bool msg_changes_mem(uint32_t request)
+{
+	return request == PMD_VHU_SET_MEM_TABLE || request == PMD_VHU_ADD_MEM_REG ||
+	       request == PMD_VHU_REM_MEM_REG;
+}
+
+/*
+ * After the guest memory map changed: refuse a table with a region its file
+ * does not back (SIGBUS on access); queues then stay stopped until a
+ * usable table arrives.
+ */
+static enum rte_vhost_msg_result mem_check(struct pmd_conn *c, const struct pmd_vhu_msg *msg)
+{
+	struct rte_vhost_memory *mem = NULL;
+	char why[160] = "no guest memory table";
+	int rc = -1;
+
+	if (rte_vhost_get_mem_table(c->vid, &mem) == 0 && mem != NULL)
+		rc = pmd_guard_mem(mem, why, sizeof(why));
+	free(mem);
+	c->mem_refused = rc != 0;
+	if (rc == 0)
+		return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
+	c->restart_mask = 0;
+	return msg_refuse(c, msg, why);
+}
+
+/*
+ * A vring message naming a queue the device does not offer, or a ring size
+ * a split ring cannot have, is refused.  Done after rte_vhost's handler
+ * ran, so that any fd the message carried is owned (and eventually closed)
+ * by rte_vhost rather than leaked; femud never starts such a queue.
+ */
+static enum rte_vhost_msg_result vring_msg_check(struct pmd_conn *c, const struct pmd_vhu_msg *msg)
+{
+	char buf[96];
+	const char *why = pmd_guard_vring_msg(msg, c->dev->params.queues, buf, sizeof(buf));
+
+	return why == NULL ? RTE_VHOST_MSG_RESULT_NOT_HANDLED : msg_refuse(c, msg, why);
+}
+
 static enum rte_vhost_msg_result pre_msg(int vid, void *arg)
 {
 	struct pmd_vhu_msg *msg = arg;
@@ -289,12 +373,16 @@ static enum rte_vhost_msg_result pre_msg(int vid, void *arg)
 	dev = c->dev;
 	switch (msg->request) {
 	case PMD_VHU_GET_CONFIG:
-		pmd_blk_config_get(&dev->cfg, msg);
 		r = RTE_VHOST_MSG_RESULT_REPLY;
+		if (pmd_blk_config_get(&dev->cfg, msg) != 0)
+			r = msg_refuse(c, msg, pmd_guard_config_msg(msg));
 		break;
 	case PMD_VHU_SET_CONFIG:
-		pmd_blk_config_set(&dev->cfg, msg);
 		r = RTE_VHOST_MSG_RESULT_OK;
+		if (pmd_guard_config_msg(msg) != NULL)
+			r = msg_refuse(c, msg, pmd_guard_config_msg(msg));
+		else
+			pmd_blk_config_set(&dev->cfg, msg);
 		break;
 	case PMD_VHU_GET_QUEUE_NUM:
 		msg->payload.u64 = dev->params.queues;
@@ -306,10 +394,12 @@ static enum rte_vhost_msg_result pre_msg(int vid, void *arg)
 			queue_stop(c, (uint16_t)msg->payload.state.index);
 		break;
 	case PMD_VHU_SET_MEM_TABLE:
+	case PMD_VHU_ADD_MEM_REG:
+	case PMD_VHU_REM_MEM_REG:
 	case PMD_VHU_GET_INFLIGHT_FD:
 	case PMD_VHU_SET_INFLIGHT_FD:
 		/*
-		 * rte_vhost unmaps the guest memory (SET_MEM_TABLE) or the
+		 * rte_vhost unmaps the guest memory (SET_MEM_TABLE, ADD/REM_MEM_REG) or the
 		 * inflight region (GET/SET_INFLIGHT_FD) that running queues
 		 * write to: stop them first, restart from the post hook.
 		 */
@@ -328,22 +418,29 @@ static enum rte_vhost_msg_result pre_msg(int vid, void *arg)
 static enum rte_vhost_msg_result post_msg(int vid, void *arg)
 {
 	struct pmd_vhu_msg *msg = arg;
+	enum rte_vhost_msg_result r = RTE_VHOST_MSG_RESULT_NOT_HANDLED;
 	struct pmd_conn *c;
 	uint16_t qid;
 
-	if (msg->request != PMD_VHU_SET_MEM_TABLE && msg->request != PMD_VHU_GET_INFLIGHT_FD &&
-	    msg->request != PMD_VHU_SET_INFLIGHT_FD)
-		return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
 	pthread_mutex_lock(&ctl_lock);
 	c = conn_of_vid(vid);
-	for (qid = 0; c != NULL && qid < PMD_MAX_QUEUES; qid++) {
-		if (c->restart_mask & (1ULL << qid))
-			queue_start(c, qid);
+	if (c == NULL) {
+		pthread_mutex_unlock(&ctl_lock);
+		return r;
 	}
-	if (c != NULL)
+	r = vring_msg_check(c, msg);
+	if (msg_changes_mem(msg->request))
+		r = mem_check(c, msg);
+	if (msg_changes_mem(msg->request) || msg->request == PMD_VHU_GET_INFLIGHT_FD ||
+	    msg->request == PMD_VHU_SET_INFLIGHT_FD) {
+		for (qid = 0; qid < PMD_MAX_QUEUES; qid++) {
+			if (c->restart_mask & (1ULL << qid))
+				queue_start(c, qid);
+		}
 		c->restart_mask = 0;
+	}
 	pthread_mutex_unlock(&ctl_lock);
-	return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
+	return r;
 }
 
 static const struct rte_vhost_user_extern_ops extern_ops = {

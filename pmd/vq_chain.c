@@ -199,6 +199,7 @@ enum pmd_chain_result pmd_chain_parse(struct rte_vhost_memory *mem,
 	c->rd_len = c->wr_len = 0;
 	c->nrd = c->nwr = 0;
 	c->ndesc = 0;
+	c->nempty = 0;
 	c->why = NULL;
 	memset(&c->hdr, 0, sizeof(c->hdr));
 	if (head >= ring->size)
@@ -220,6 +221,8 @@ enum pmd_chain_result pmd_chain_parse(struct rte_vhost_memory *mem,
 			return chain_broken(c, "indirect descriptor inside a chain");
 		if (d.len > 0)
 			walk_buffer(&w, d.addr, d.len, d.flags & VRING_DESC_F_WRITE);
+		else
+			c->nempty++;
 		if (!(d.flags & VRING_DESC_F_NEXT))
 			break;
 		if (d.next >= tbl_size)

@@ -57,6 +57,7 @@ struct pmd_chain {
 	uint32_t nrd;
 	uint32_t nwr;
 	uint16_t ndesc;	 /* descriptors walked, for statistics */
+	uint16_t nempty; /* descriptors of length 0 (skipped; READ/WRITE answer IOERR) */
 	const char *why; /* reason of the first error, static string */
 	struct fm_iov iov[PMD_CHAIN_MAX_IOV];
 };

@@ -259,6 +259,45 @@ static int expect_no_success(struct hctx *h, bool must_be_unsupp)
 	return 0;
 }
 
+/* The request must complete with exactly status want (virtio-blk's answer at the spec position). */
+static int expect_status(struct hctx *h, uint8_t want)
+{
+	uint32_t id;
+	int r = wait_used(h, H_CASE_WAIT_MS, &id);
+
+	if (r <= 0)
+		return failf("no completion (expected status %u)", want);
+	if (h->vq.status[0] != want)
+		return failf("status %u, expected %u", h->vq.status[0], want);
+	return 0;
+}
+
+/* A READ/WRITE whose data descriptor has length 0 must be answered IOERR, not OK. */
+static int zero_len_data(const struct fb_opts *o, uint32_t type)
+{
+	struct hctx h;
+	struct rq q;
+	int rc;
+
+	if (hctx_open(&h, o, true) < 0)
+		return -1;
+	rq_default(&h, &q, type, 0, 0);
+	rq_post(&h, &q);
+	rc = expect_status(&h, VIRTIO_BLK_S_IOERR);
+	hctx_close(&h);
+	return rc;
+}
+
+static int c_read_zero_len_data_desc(const struct fb_opts *o)
+{
+	return zero_len_data(o, VIRTIO_BLK_T_IN);
+}
+
+static int c_write_zero_len_data_desc(const struct fb_opts *o)
+{
+	return zero_len_data(o, VIRTIO_BLK_T_OUT);
+}
+
 /* Post q on a fresh started connection and expect no success. */
 static int run_rq(const struct fb_opts *o, struct rq *q,
 		  void (*tweak)(struct hctx *h, struct rq *q), bool must_be_unsupp)
@@ -614,6 +653,314 @@ static int c_mem_table_bad_offset(const struct fb_opts *o)
 	return rc;
 }
 
+/*
+ * A message the backend must refuse: a NACK (REPLY_ACK negotiated) or a
+ * closed connection.  An acknowledged (or answered, then kept) message
+ * fails the case; so does no answer at all.
+ */
+static int expect_refused(struct hctx *h, uint32_t req, const void *p, uint32_t size,
+			  const int *fds, unsigned nfds)
+{
+	struct vu_conn *c = &h->dev.conn;
+	struct vu_msg r;
+	int rc;
+
+	if (req == VU_GET_VRING_BASE || req == VU_GET_CONFIG) {
+		/* a GET may be answered, but then the connection must close */
+		rc = vu_send(c, req, 0, p, size, fds, nfds);
+		if (rc == 0)
+			rc = vu_recv(c, req, &r);
+		if (rc >= 0)
+			rc = vu_sync(c);
+	} else {
+		rc = vu_set(c, req, p, size, fds, nfds);
+		if (rc == 0)
+			rc = vu_sync(c);
+	}
+	if (rc == -EPROTO && (c->proto_features & (1ull << VU_PF_REPLY_ACK)))
+		return 0; /* NACK */
+	if (rc < 0 && vu_peer_closed(c))
+		return 0;
+	if (rc == 0)
+		return failf("%s was accepted", vu_request_name(req));
+	return failf("%s: neither refused nor answered (%s)", vu_request_name(req), c->err);
+}
+
+/* One message on a negotiated connection (features set), which must be refused. */
+static int refused_msg(const struct fb_opts *o, uint32_t req, const void *p, uint32_t size,
+		       bool with_fd)
+{
+	struct hctx h;
+	int rc;
+
+	if (hctx_open(&h, o, false) < 0)
+		return -1;
+	vu_set_u64(&h.dev.conn, VU_SET_FEATURES, h.dev.conn.features);
+	rc = expect_refused(&h, req, p, size, with_fd ? &h.vq.kick_fd : NULL, with_fd);
+	hctx_close(&h);
+	return rc;
+}
+
+/* Every per-vring message naming queue 8 of a device with fewer queues is refused. */
+static int c_vring_index_beyond_queues(const struct fb_opts *o)
+{
+	static const uint32_t state_reqs[] = {VU_SET_VRING_NUM, VU_SET_VRING_BASE,
+					      VU_SET_VRING_ENABLE, VU_GET_VRING_BASE};
+	static const uint32_t fd_reqs[] = {VU_SET_VRING_KICK, VU_SET_VRING_CALL, VU_SET_VRING_ERR};
+	struct hctx h;
+	unsigned idx;
+	int rc = 0;
+
+	if (hctx_open(&h, o, false) < 0)
+		return -1;
+	idx = h.dev.queues_offered; /* the first index the device does not have */
+	hctx_close(&h);
+	for (size_t i = 0; rc == 0 && i < sizeof(state_reqs) / sizeof(state_reqs[0]); i++) {
+		struct vu_vring_state st = {.index = idx,
+					    .num = state_reqs[i] == VU_SET_VRING_NUM ? 128 : 0};
+
+		rc = refused_msg(o, state_reqs[i], &st, sizeof(st), false);
+	}
+	if (rc == 0) {
+		struct vu_vring_addr a = {.index = idx};
+
+		rc = refused_msg(o, VU_SET_VRING_ADDR, &a, sizeof(a), false);
+	}
+	for (size_t i = 0; rc == 0 && i < sizeof(fd_reqs) / sizeof(fd_reqs[0]); i++) {
+		uint64_t v = idx;
+
+		rc = refused_msg(o, fd_reqs[i], &v, sizeof(v), true);
+		if (rc == 0) {
+			v |= VU_VRING_NOFD;
+			rc = refused_msg(o, fd_reqs[i], &v, sizeof(v), false);
+		}
+	}
+	if (rc < 0) {
+		char tmp[256];
+
+		snprintf(tmp, sizeof(tmp), "%s", why);
+		return failf("queue index %u (device offers %u): %s", idx, idx, tmp);
+	}
+	return 0;
+}
+
+/* SET_VRING_NUM values a split ring cannot have are refused. */
+static int c_vring_num_invalid_refused(const struct fb_opts *o)
+{
+	static const uint32_t nums[] = {0, 1000, 65536};
+	int rc = 0;
+
+	for (size_t i = 0; rc == 0 && i < sizeof(nums) / sizeof(nums[0]); i++) {
+		struct vu_vring_state st = {.index = 0, .num = nums[i]};
+
+		rc = refused_msg(o, VU_SET_VRING_NUM, &st, sizeof(st), false);
+		if (rc < 0) {
+			char tmp[256];
+
+			snprintf(tmp, sizeof(tmp), "%s", why);
+			return failf("size %u: %s", nums[i], tmp);
+		}
+	}
+	return 0;
+}
+
+/*
+ * The queue's ring does not fit its memory: a read posted at descriptors
+ * 0..2 must never complete.  Only used->idx is watched (the rest of the
+ * used ring may lie outside what the frontend mapped).
+ */
+static int expect_not_served(struct hctx *h, const char *what)
+{
+	struct vring_desc *d = h->vq.vr.desc;
+	uint16_t idx0 = __atomic_load_n(&h->vq.vr.used->idx, __ATOMIC_ACQUIRE);
+	uint64_t end = fb_now_ns() + (uint64_t)H_CASE_WAIT_MS * 1000000ull;
+
+	h->vq.status[0] = FB_STATUS_UNSET;
+	h->vq.hdr[0].type = VIRTIO_BLK_T_IN;
+	h->vq.hdr[0].sector = 0;
+	set_desc(&d[0], fb_mem_gpa(&h->mem, &h->vq.hdr[0]), 16, VRING_DESC_F_NEXT, 1);
+	set_desc(&d[1], fb_mem_gpa(&h->mem, fb_vq_slot_data(&h->vq, 0)), 4096,
+		 VRING_DESC_F_NEXT | VRING_DESC_F_WRITE, 2);
+	set_desc(&d[2], fb_mem_gpa(&h->mem, &h->vq.status[0]), 1, VRING_DESC_F_WRITE, 0);
+	fb_vq_push_head(&h->vq, 0);
+	fb_vq_kick(&h->vq);
+	while (fb_now_ns() < end) {
+		if (__atomic_load_n(&h->vq.vr.used->idx, __ATOMIC_ACQUIRE) != idx0 ||
+		    h->vq.status[0] != FB_STATUS_UNSET)
+			return failf("a queue whose %s does not fit guest memory served a request",
+				     what);
+		usleep(1000);
+	}
+	return 0;
+}
+
+/*
+ * One ring placed so that it starts inside the (single) memory region and
+ * ends past its end; the queue must not start.  The frontend itself only
+ * touches the in-bounds part (no event index on its side).
+ */
+static int ring_past_end(const struct fb_opts *o, int which)
+{
+	static const char *const names[] = {"descriptor table", "avail ring", "used ring"};
+	struct hctx h;
+	uint8_t *end;
+	int rc = 0;
+
+	if (hctx_open(&h, o, false) < 0)
+		return -1;
+	end = h.mem.base + h.mem.size;
+	h.vq.event_idx = false;
+	if (which == 0) {
+		h.vq.vr.desc = (struct vring_desc *)(end - 16 * (H_QSIZE / 2));
+		memset(h.vq.vr.desc, 0, 16 * (H_QSIZE / 2));
+	} else if (which == 1) {
+		h.vq.vr.avail = (struct vring_avail *)(end - 2 * (H_QSIZE - 2));
+		memset(h.vq.vr.avail, 0, 2 * (H_QSIZE - 2));
+		h.vq.vr.avail->flags = VRING_AVAIL_F_NO_INTERRUPT;
+	} else {
+		h.vq.vr.used = (struct vring_used *)(end - 4);
+		memset(h.vq.vr.used, 0, 4);
+	}
+	/* a refusal while starting (NACK or closed connection) is a pass too */
+	if (fb_dev_start(&h.dev, &h.mem, &h.vq, 1) == 0 && !vu_peer_closed(&h.dev.conn))
+		rc = expect_not_served(&h, names[which]);
+	hctx_close(&h);
+	return rc;
+}
+
+static int c_desc_table_past_mem_end(const struct fb_opts *o)
+{
+	return ring_past_end(o, 0);
+}
+
+static int c_avail_ring_past_mem_end(const struct fb_opts *o)
+{
+	return ring_past_end(o, 1);
+}
+
+static int c_used_ring_past_mem_end(const struct fb_opts *o)
+{
+	return ring_past_end(o, 2);
+}
+
+/* SET_MEM_TABLE for this connection's memory, region cut to size bytes (or longer). */
+static int set_mem_size(struct hctx *h, uint64_t size)
+{
+	struct vu_mem_table t;
+
+	memset(&t, 0, sizeof(t));
+	t.nregions = 1;
+	t.region[0].gpa = h->mem.gpa_base;
+	t.region[0].size = size;
+	t.region[0].uaddr = (uint64_t)(uintptr_t)h->mem.base;
+	return vu_set(&h->dev.conn, VU_SET_MEM_TABLE, &t, 8 + sizeof(struct vu_region), &h->mem.fd,
+		      1);
+}
+
+/*
+ * A running queue; a new memory table then cuts the region in the middle
+ * of the used ring: the queue must not be restarted on it.
+ */
+static int c_mem_table_cuts_running_ring(const struct fb_opts *o)
+{
+	uint64_t used_off;
+	struct hctx h;
+	int rc = 0;
+
+	if (hctx_open(&h, o, true) < 0)
+		return -1;
+	used_off = (uint64_t)((uint8_t *)h.vq.vr.used - h.mem.base);
+	if (set_mem_size(&h, used_off + 8) == 0 && vu_sync(&h.dev.conn) == 0) {
+		struct vring_desc *d = h.vq.vr.desc;
+		uint16_t idx0 = h.vq.vr.used->idx;
+
+		/* header and status in unused descriptor entries, inside the cut region */
+		set_desc(&d[H_SCRATCH], fb_mem_gpa(&h.mem, &d[100]), 16, VRING_DESC_F_NEXT,
+			 H_SCRATCH + 1);
+		set_desc(&d[H_SCRATCH + 1], fb_mem_gpa(&h.mem, &d[101]), 1, VRING_DESC_F_WRITE, 0);
+		memset(&d[100], 0, 32);
+		fb_vq_push_head(&h.vq, H_SCRATCH);
+		fb_vq_kick(&h.vq);
+		usleep(H_CASE_WAIT_MS * 1000);
+		if (__atomic_load_n(&h.vq.vr.used->idx, __ATOMIC_ACQUIRE) != idx0)
+			rc = failf("queue restarted on a used ring cut by the new memory table");
+	}
+	hctx_close(&h);
+	return rc;
+}
+
+/*
+ * A memory-table region 1 MiB longer than the memfd behind it (access past
+ * the file's end raises SIGBUS): SET_MEM_TABLE must be refused, and no
+ * queue may start on it.
+ */
+static int c_mem_region_longer_than_file(const struct fb_opts *o)
+{
+	struct hctx h;
+	int rc = 0;
+
+	if (hctx_open(&h, o, false) < 0)
+		return -1;
+	vu_set_u64(&h.dev.conn, VU_SET_FEATURES, h.dev.conn.features);
+	if (set_mem_size(&h, h.mem.size + (1u << 20)) == 0 && vu_sync(&h.dev.conn) == 0)
+		rc = failf("SET_MEM_TABLE with a region longer than its file was accepted");
+	if (rc == 0 && !vu_peer_closed(&h.dev.conn)) {
+		/* NACKed: the rings and a request must still not be served */
+		fb_dev_setup_vq(&h.dev, &h.vq);
+		vu_set_state(&h.dev.conn, VU_SET_VRING_ENABLE, 0, 1);
+		rc = expect_not_served(&h, "memory table");
+	}
+	hctx_close(&h);
+	return rc;
+}
+
+/* GET_CONFIG in one framing; the reply must keep it and carry the window asked for. */
+static int config_framing(const struct fb_opts *o, bool full_payload)
+{
+	uint8_t want[VU_MAX_CONFIG], got[VU_MAX_CONFIG];
+	struct hctx h;
+	int n, m, rc = 0;
+
+	if (hctx_open(&h, o, false) < 0)
+		return -1;
+	n = vu_get_config(&h.dev.conn, want, sizeof(struct virtio_blk_config));
+	m = vu_get_config_framed(&h.dev.conn, got, 0, 20, full_payload);
+	if (n < 20)
+		rc = failf("GET_CONFIG (QEMU framing) answered %d bytes: %s", n, h.dev.conn.err);
+	else if (m != 20)
+		rc = failf("GET_CONFIG of 20 bytes framed with %s: %s",
+			   full_payload ? "the full 256-byte payload" : "12 + 20 bytes",
+			   m < 0 ? h.dev.conn.err : "wrong byte count");
+	else if (memcmp(want, got, 20) != 0)
+		rc = failf("the 20 bytes differ between the two framings");
+	hctx_close(&h);
+	return rc;
+}
+
+static int c_get_config_qemu_framing(const struct fb_opts *o)
+{
+	return config_framing(o, false);
+}
+
+static int c_get_config_spdk_framing(const struct fb_opts *o)
+{
+	return config_framing(o, true);
+}
+
+/* A GET_CONFIG asking for more bytes than its message carries is refused. */
+static int c_get_config_window_past_payload(const struct fb_opts *o)
+{
+	struct vu_config cfg = {.offset = 0, .size = 60};
+	struct hctx h;
+	int rc;
+
+	if (hctx_open(&h, o, false) < 0)
+		return -1;
+	rc = expect_refused(&h, VU_GET_CONFIG, &cfg, 12 + 8, NULL, 0);
+	hctx_close(&h);
+	return rc;
+}
+
 /* Rings set up before any memory table, then kicked. */
 static int c_vring_before_mem_table(const struct fb_opts *o)
 {
@@ -791,6 +1138,8 @@ static const struct hcase cases[] = {
     FN(read_into_readonly_buf),
     FN(write_from_writable_buf),
     FN(header_only_chain),
+    FN(read_zero_len_data_desc),
+    FN(write_zero_len_data_desc),
     CHAIN(chain_loop, b_loop),
     CHAIN(chain_self_loop, b_self_loop),
     CHAIN(next_out_of_range, b_next_out_of_range),
@@ -839,6 +1188,16 @@ static const struct hcase cases[] = {
     FN(bad_version_flags),
     FN(fd_flood),
     FN(mem_table_shrunk_while_running),
+    FN(vring_index_beyond_queues),
+    FN(vring_num_invalid_refused),
+    FN(desc_table_past_mem_end),
+    FN(avail_ring_past_mem_end),
+    FN(used_ring_past_mem_end),
+    FN(mem_table_cuts_running_ring),
+    FN(mem_region_longer_than_file),
+    FN(get_config_qemu_framing),
+    FN(get_config_spdk_framing),
+    FN(get_config_window_past_payload),
 };
 
 static int run_case(const struct hcase *c, const struct fb_opts *o)

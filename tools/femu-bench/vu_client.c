@@ -264,20 +264,27 @@ int vu_set_vring_fd(struct vu_conn *c, uint32_t request, uint32_t index, int fd)
 	return vu_set(c, request, &v, sizeof(v), &fd, 1);
 }
 
-int vu_get_config(struct vu_conn *c, void *out, uint32_t size)
+/* Send GET_CONFIG for [offset, +size) in a payload of payload bytes; reply in r. */
+static int config_round_trip(struct vu_conn *c, uint32_t offset, uint32_t size, uint32_t payload,
+			     struct vu_msg *r)
 {
 	struct vu_config cfg;
-	struct vu_msg r;
 	int rc;
 
 	if (size > VU_MAX_CONFIG)
 		return -EINVAL;
 	memset(&cfg, 0, sizeof(cfg));
+	cfg.offset = offset;
 	cfg.size = size;
-	rc = vu_send(c, VU_GET_CONFIG, 0, &cfg, 12 + size, NULL, 0);
-	if (rc < 0)
-		return rc;
-	rc = vu_recv(c, VU_GET_CONFIG, &r);
+	rc = vu_send(c, VU_GET_CONFIG, 0, &cfg, payload, NULL, 0);
+	return rc < 0 ? rc : vu_recv(c, VU_GET_CONFIG, r);
+}
+
+int vu_get_config(struct vu_conn *c, void *out, uint32_t size)
+{
+	struct vu_msg r;
+	int rc = config_round_trip(c, 0, size, 12 + size, &r);
+
 	if (rc < 0)
 		return rc;
 	if (rc < 12)
@@ -286,6 +293,26 @@ int vu_get_config(struct vu_conn *c, void *out, uint32_t size)
 		return set_err(c, -EPROTO, "backend failed GET_CONFIG (%u bytes answered)",
 			       r.payload.config.size);
 	size = r.payload.config.size < size ? r.payload.config.size : size;
+	memcpy(out, r.payload.config.region, size);
+	return (int)size;
+}
+
+int vu_get_config_framed(struct vu_conn *c, void *out, uint32_t offset, uint32_t size,
+			 bool full_payload)
+{
+	uint32_t payload = 12 + (full_payload ? VU_MAX_CONFIG : size);
+	struct vu_msg r;
+	int rc = config_round_trip(c, offset, size, payload, &r);
+
+	if (rc < 0)
+		return rc;
+	if ((uint32_t)rc != payload)
+		return set_err(c, -EPROTO,
+			       "GET_CONFIG reply of %d payload bytes to a request of %u", rc,
+			       payload);
+	if (r.payload.config.size != size)
+		return set_err(c, -EPROTO, "GET_CONFIG answered %u bytes of %u",
+			       r.payload.config.size, size);
 	memcpy(out, r.payload.config.region, size);
 	return (int)size;
 }

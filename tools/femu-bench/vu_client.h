@@ -149,6 +149,16 @@ int vu_set_vring_fd(struct vu_conn *c, uint32_t request, uint32_t index, int fd)
 int vu_get_config(struct vu_conn *c, void *out, uint32_t size);
 
 /*
+ * GET_CONFIG of size bytes at offset, framed as QEMU does (payload 12 + size
+ * bytes) or, with full_payload, as SPDK's virtio-user does (payload 12 + 256,
+ * the wanted bytes in the config header's size).  The reply must keep the
+ * framing (payload size equal to the request's, as QEMU checks: "bad msg
+ * size") and answer size bytes.  Returns size or -errno.
+ */
+int vu_get_config_framed(struct vu_conn *c, void *out, uint32_t offset, uint32_t size,
+			 bool full_payload);
+
+/*
  * Round trip (GET_FEATURES) so that every message sent before has been
  * processed by the backend.  0 or -errno.
  */

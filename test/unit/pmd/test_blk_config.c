@@ -50,14 +50,20 @@ Test(blk_config, features)
 
 static struct pmd_vhu_msg msg;
 
-static void ask(uint32_t off, uint32_t len)
+/* GET_CONFIG framed with payload size msg_len (QEMU: 12 + len; SPDK: 12 + 256). */
+static int ask_framed(uint32_t off, uint32_t len, uint32_t msg_len)
 {
 	memset(&msg, 0xaa, sizeof(msg));
 	msg.request = PMD_VHU_GET_CONFIG;
-	msg.size = PMD_VHU_CONFIG_HDR_SIZE + len;
+	msg.size = msg_len;
 	msg.payload.cfg.offset = off;
 	msg.payload.cfg.size = len;
-	pmd_blk_config_get(&cfg, &msg);
+	return pmd_blk_config_get(&cfg, &msg);
+}
+
+static void ask(uint32_t off, uint32_t len)
+{
+	cr_assert_eq(ask_framed(off, len, PMD_VHU_CONFIG_HDR_SIZE + len), 0);
 }
 
 Test(blk_config, qemu_sized_request)
@@ -98,11 +104,35 @@ Test(blk_config, request_past_end_is_zeros)
 		cr_assert_eq(msg.payload.cfg.region[i], 0);
 }
 
-Test(blk_config, over_long_request_clipped_to_region)
+/* SPDK's virtio-user: the full 256-byte payload, the wanted bytes in cfg.size. */
+Test(blk_config, spdk_framing_kept)
 {
-	ask(0, 100000);
-	cr_assert_eq(msg.payload.cfg.size, PMD_VHU_MAX_CONFIG_SIZE);
+	uint8_t zero[256] = {0};
+
+	cr_assert_eq(ask_framed(0, 20, PMD_VHU_CONFIG_HDR_SIZE + PMD_VHU_MAX_CONFIG_SIZE), 0);
 	cr_assert_eq(msg.size, PMD_VHU_CONFIG_HDR_SIZE + PMD_VHU_MAX_CONFIG_SIZE);
+	cr_assert_eq(msg.payload.cfg.size, 20);
+	cr_assert_eq(memcmp(msg.payload.cfg.region, &cfg, 20), 0);
+	cr_assert_eq(memcmp(msg.payload.cfg.region + 20, zero, 256 - 20), 0);
+}
+
+Test(blk_config, qemu_framing_kept)
+{
+	ask(0, sizeof(cfg));
+	cr_assert_eq(msg.size, PMD_VHU_CONFIG_HDR_SIZE + sizeof(cfg));
+	cr_assert_eq(memcmp(msg.payload.cfg.region, &cfg, sizeof(cfg)), 0);
+}
+
+Test(blk_config, unusable_framing_refused_untouched)
+{
+	cr_assert_eq(ask_framed(0, 100000, PMD_VHU_CONFIG_HDR_SIZE + 256),
+		     -1); /* window > payload */
+	cr_assert_eq(msg.payload.cfg.region[0], 0xaa);
+	cr_assert_eq(ask_framed(0, 60, PMD_VHU_CONFIG_HDR_SIZE + 8), -1);
+	cr_assert_eq(ask_framed(0, 0, 8), -1);	  /* no room for the config header */
+	cr_assert_eq(ask_framed(0, 8, 4096), -1); /* more than 12 + 256 */
+	cr_assert_eq(ask_framed(0, 0, 12), 0);	  /* an empty window is answerable */
+	cr_assert_eq(msg.size, 12);
 }
 
 static void set_window(uint32_t off, uint32_t len, uint8_t fill)
@@ -111,6 +141,7 @@ static void set_window(uint32_t off, uint32_t len, uint8_t fill)
 	msg.request = PMD_VHU_SET_CONFIG;
 	msg.payload.cfg.offset = off;
 	msg.payload.cfg.size = len;
+	msg.size = PMD_VHU_CONFIG_HDR_SIZE + (len < 256 ? len : 256);
 	memset(msg.payload.cfg.region, fill, sizeof(msg.payload.cfg.region));
 	pmd_blk_config_set(&cfg, &msg);
 }

@@ -72,6 +72,32 @@ Test(blk_req, read_reaches_model_with_byte_offset)
 	cr_assert_eq(d.rd_bytes, 4096);
 }
 
+/* A READ/WRITE with a data descriptor of length 0 (virtio-blk: no buffer) is IOERR. */
+Test(blk_req, zero_length_data_descriptor_is_ioerr)
+{
+	static uint8_t src[512];
+	uint32_t types[2] = {VIRTIO_BLK_T_IN, VIRTIO_BLK_T_OUT};
+
+	for (int i = 0; i < 2; i++) {
+		memset(&c, 0, sizeof(c));
+		hdr(types[i], 0);
+		if (types[i] == VIRTIO_BLK_T_IN)
+			wr_data(512);
+		else
+			rd_data(src, 512);
+		c.nempty = 1;
+		exec();
+		cr_assert_eq(d.status, VIRTIO_BLK_S_IOERR, "type %u", types[i]);
+		cr_assert_eq(d.used_len, 1);
+		memset(&c, 0, sizeof(c)); /* only a zero-length descriptor: IOERR too */
+		hdr(types[i], 0);
+		c.nempty = 1;
+		exec();
+		cr_assert_eq(d.status, VIRTIO_BLK_S_IOERR, "type %u", types[i]);
+	}
+	cr_assert_eq(m.calls, 0);
+}
+
 Test(blk_req, read_of_last_sector_ok_one_past_fails)
 {
 	hdr(VIRTIO_BLK_T_IN, CAP / 512 - 1);

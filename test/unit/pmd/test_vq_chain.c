@@ -237,6 +237,10 @@ Test(vq_chain, zero_length_descriptors_are_skipped)
 	cr_assert_eq(parse(0), PMD_CHAIN_OK);
 	cr_assert_eq(c.nwr, 1);
 	cr_assert_eq(c.wr_len, 512);
+	cr_assert_eq(c.nempty, 1); /* counted: blk_req answers a READ/WRITE with it IOERR */
+	read_chain(0, DATA, 512);
+	cr_assert_eq(parse(0), PMD_CHAIN_OK);
+	cr_assert_eq(c.nempty, 0, "reset on every parse");
 }
 
 static void indirect_table(uint32_t n)

@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * vq_guard.c - checks of frontend-supplied memory tables, rings and vring
+ * indexes before any poller uses them (see vq_guard.h).
+ *
+ * rte_vhost 22.11 maps what the frontend sends and hands out ring pointers
+ * even when its own translation found them short (it then only refrains
+ * from marking the vring ready, which femud, starting queues from
+ * vring_state_changed and on restarts, cannot rely on).  These checks are
+ * femud's own: a ring is used only when all of it, event-index fields
+ * included, is inside one mapped region, and a region only when the file
+ * behind it is long enough that no access can raise SIGBUS.
+ */
+#include <stdio.h>
+#include <sys/stat.h>
+
+#include "pmd/vq_guard.h"
+#include "pmd/vq.h"
+
+uint64_t pmd_ring_desc_bytes(uint32_t size)
+{
+	return 16ull * size;
+}
+
+uint64_t pmd_ring_avail_bytes(uint32_t size, bool event_idx)
+{
+	return 4ull + 2ull * size + (event_idx ? 2 : 0);
+}
+
+uint64_t pmd_ring_used_bytes(uint32_t size, bool event_idx)
+{
+	return 4ull + 8ull * size + (event_idx ? 2 : 0);
+}
+
+bool pmd_guard_range(const struct rte_vhost_memory *mem, const void *hva, uint64_t len)
+{
+	uint64_t a = (uint64_t)(uintptr_t)hva;
+	uint32_t i;
+
+	if (mem == NULL || hva == NULL || len == 0)
+		return false;
+	for (i = 0; i < mem->nregions; i++) {
+		const struct rte_vhost_mem_region *r = &mem->regions[i];
+
+		if (a >= r->host_user_addr && a - r->host_user_addr < r->size)
+			return len <= r->size - (a - r->host_user_addr);
+	}
+	return false;
+}
+
+static bool ring_size_ok(uint32_t size)
+{
+	return size != 0 && size <= PMD_VQ_MAX_SIZE && (size & (size - 1)) == 0;
+}
+
+static bool aligned(const void *p, uintptr_t align)
+{
+	return ((uintptr_t)p & (align - 1)) == 0;
+}
+
+const char *pmd_guard_rings(const struct rte_vhost_memory *mem, const struct pmd_ring_layout *r)
+{
+	if (!ring_size_ok(r->size))
+		return "queue size not a power of two in 1..32768";
+	if (!aligned(r->desc, 16) || !aligned(r->avail, 2) || !aligned(r->used, 4))
+		return "ring not aligned (descriptor table 16, avail 2, used 4 bytes)";
+	if (!pmd_guard_range(mem, r->desc, pmd_ring_desc_bytes(r->size)))
+		return "descriptor table not inside one guest memory region";
+	if (!pmd_guard_range(mem, r->avail, pmd_ring_avail_bytes(r->size, r->event_idx)))
+		return "avail ring not inside one guest memory region";
+	if (!pmd_guard_range(mem, r->used, pmd_ring_used_bytes(r->size, r->event_idx)))
+		return "used ring not inside one guest memory region";
+	return NULL;
+}
+
+/* Check one region against the file behind it; 0 or -1 with why. */
+static int guard_region(const struct rte_vhost_mem_region *r, uint32_t i, char *why, size_t len)
+{
+	uint64_t base = (uint64_t)(uintptr_t)r->mmap_addr;
+	uint64_t off, need;
+	struct stat st;
+
+	if (r->host_user_addr < base || r->size == 0) {
+		snprintf(why, len, "region %u: empty or outside its mapping", i);
+		return -1;
+	}
+	off = r->host_user_addr - base;
+	need = off + r->size;
+	if (need < off) {
+		snprintf(why, len, "region %u: mmap_offset + size overflows", i);
+		return -1;
+	}
+	if (r->fd < 0 || fstat(r->fd, &st) != 0) {
+		snprintf(why, len, "region %u: no file descriptor to check", i);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(why, len, "region %u: backed by a file that is not a regular file", i);
+		return -1;
+	}
+	if ((uint64_t)st.st_size < need) {
+		snprintf(why, len,
+			 "region %u: file has %llu bytes, shorter than mmap_offset + size = %llu",
+			 i, (unsigned long long)st.st_size, (unsigned long long)need);
+		return -1;
+	}
+	return 0;
+}
+
+int pmd_guard_mem(const struct rte_vhost_memory *mem, char *why, size_t whylen)
+{
+	uint32_t i;
+
+	if (mem == NULL) {
+		snprintf(why, whylen, "no guest memory table");
+		return -1;
+	}
+	for (i = 0; i < mem->nregions; i++) {
+		if (guard_region(&mem->regions[i], i, why, whylen) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+bool pmd_guard_vring_index(const struct pmd_vhu_msg *msg, uint32_t *idx)
+{
+	switch (msg->request) {
+	case PMD_VHU_SET_VRING_KICK:
+	case PMD_VHU_SET_VRING_CALL:
+	case PMD_VHU_SET_VRING_ERR:
+		*idx = (uint32_t)(msg->payload.u64 & PMD_VHU_VRING_IDX_MASK);
+		return true;
+	case PMD_VHU_SET_VRING_NUM:
+	case PMD_VHU_SET_VRING_ADDR: /* struct vhost_vring_addr starts with the index too */
+	case PMD_VHU_SET_VRING_BASE:
+	case PMD_VHU_GET_VRING_BASE:
+	case PMD_VHU_SET_VRING_ENABLE:
+		*idx = msg->payload.state.index;
+		return true;
+	default:
+		return false;
+	}
+}
+
+const char *pmd_guard_vring_msg(const struct pmd_vhu_msg *msg, uint32_t queues, char *buf,
+				size_t len)
+{
+	uint32_t idx;
+
+	if (!pmd_guard_vring_index(msg, &idx))
+		return NULL;
+	if (idx >= queues) {
+		snprintf(buf, len, "queue index %u, the device has %u queues", idx, queues);
+		return buf;
+	}
+	if (msg->request == PMD_VHU_SET_VRING_NUM && !ring_size_ok(msg->payload.state.num)) {
+		snprintf(buf, len, "queue %u: size %u not a power of two in 1..%u", idx,
+			 msg->payload.state.num, PMD_VQ_MAX_SIZE);
+		return buf;
+	}
+	return NULL;
+}
+
+const char *pmd_guard_config_msg(const struct pmd_vhu_msg *msg)
+{
+	if (msg->size < PMD_VHU_CONFIG_HDR_SIZE ||
+	    msg->size > PMD_VHU_CONFIG_HDR_SIZE + PMD_VHU_MAX_CONFIG_SIZE)
+		return "payload size not 12..268 bytes";
+	if (msg->payload.cfg.size > msg->size - PMD_VHU_CONFIG_HDR_SIZE)
+		return "config window larger than the message carries";
+	return NULL;
+}

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * vq_guard.h - what a frontend hands femud must be checked before a poller
+ * touches it: the guest memory table (every region backed by its file for
+ * its full length), the three rings of a split virtqueue (each inside one
+ * guest memory region for its full length, aligned as virtio requires),
+ * and the vring index a vhost-user message names.
+ *
+ * All functions are pure checks on the control path: nothing here writes
+ * guest memory or keeps state.  Units: bytes.
+ */
+#ifndef PMD_VQ_GUARD_H
+#define PMD_VQ_GUARD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rte_vhost.h>
+
+#include "pmd/blk_config.h"
+
+/* A split virtqueue as rte_vhost hands it out (host virtual addresses). */
+struct pmd_ring_layout {
+	const void *desc;
+	const void *avail;
+	const void *used;
+	uint32_t size;	/* entries */
+	bool event_idx; /* VIRTIO_RING_F_EVENT_IDX: used_event / avail_event exist */
+};
+
+/* Bytes of each ring of a queue of size entries (virtio 1.2, 2.7.2). */
+uint64_t pmd_ring_desc_bytes(uint32_t size);
+uint64_t pmd_ring_avail_bytes(uint32_t size, bool event_idx); /* with used_event */
+uint64_t pmd_ring_used_bytes(uint32_t size, bool event_idx);  /* with avail_event */
+
+/* True when [hva, hva + len) lies inside the host mapping of one region of mem. */
+bool pmd_guard_range(const struct rte_vhost_memory *mem, const void *hva, uint64_t len);
+
+/*
+ * NULL when the queue's size is a power of two in 1..32768 and each ring is
+ * aligned (descriptor table 16, avail 2, used 4 bytes) and lies entirely
+ * inside one guest memory region, event-index fields included; else a
+ * static string naming the first ring that fails.
+ */
+const char *pmd_guard_rings(const struct rte_vhost_memory *mem, const struct pmd_ring_layout *r);
+
+/*
+ * 0 when the file behind every region of mem (region fd, fstat) is a
+ * regular file at least mmap_offset + size bytes long, so that no access
+ * inside a region can fault with SIGBUS; else -1 with the reason in why.
+ */
+int pmd_guard_mem(const struct rte_vhost_memory *mem, char *why, size_t whylen);
+
+/*
+ * The vring index a vhost-user message names (SET_VRING_NUM, _ADDR, _BASE,
+ * _KICK, _CALL, _ERR, _ENABLE, GET_VRING_BASE): true with *idx set, false
+ * for every other message.
+ */
+bool pmd_guard_vring_index(const struct pmd_vhu_msg *msg, uint32_t *idx);
+
+/*
+ * NULL when a vring message may be applied to a device of `queues` queues:
+ * its vring index is below queues, and SET_VRING_NUM's size is a power of
+ * two in 1..32768 (a split ring).  Else the reason, written to buf.
+ * Messages that name no vring always pass.
+ */
+const char *pmd_guard_vring_msg(const struct pmd_vhu_msg *msg, uint32_t queues, char *buf,
+				size_t len);
+
+/*
+ * Is the framing of a GET_CONFIG / SET_CONFIG message usable?  Its payload
+ * must hold the 12-byte config header and at most 256 bytes of region, and
+ * the window it asks for (config header's size) must fit in the payload it
+ * sent: QEMU sends exactly 12 + size bytes, SPDK's virtio-user the full
+ * 12 + 256 with a smaller size.  NULL when usable, else why not.
+ */
+const char *pmd_guard_config_msg(const struct pmd_vhu_msg *msg);
+
+#endif /* PMD_VQ_GUARD_H */
