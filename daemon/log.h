@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * log.h - femud's own messages on stderr, one line each, prefixed "femud: ".
- * Control path only (start-up, connect hooks, signals, shutdown).
+ * Control threads only (start-up, connect hooks, signals, RPC, shutdown); one
+ * write per line, so lines of several threads do not mix.
  */
 #ifndef FEMUD_LOG_H
 #define FEMUD_LOG_H

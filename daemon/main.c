@@ -2,7 +2,7 @@
 /*
  * main.c - the femud process: options, backend allocation, EAL start-up
  * (femud builds the EAL arguments itself), device registration, pollers,
- * signals and orderly shutdown.  Which lcores poll and which node holds the
+ * the RPC control socket, signals and orderly shutdown.  Which lcores poll and which node holds the
  * backends is placement.c's.
  */
 #include <errno.h>
@@ -17,10 +17,14 @@
 #include <rte_errno.h>
 #include <rte_lcore.h>
 
-#include "daemon/dev.h"
+#include "daemon/config.h"
+#include "daemon/devtab.h"
 #include "daemon/log.h"
 #include "daemon/options.h"
 #include "daemon/placement.h"
+#include "daemon/rpc.h"
+#include "daemon/rpc_methods.h"
+#include "daemon/stats.h"
 #include "numa/mbe.h"
 #include "pmd/pmd.h"
 
@@ -31,10 +35,10 @@
 struct femud {
 	struct femud_opts opts;
 	struct femud_placement place; /* lcores, backend node */
-	struct femud_dev devs[FEMUD_MAX_DEVS];
-	unsigned ndevs; /* created */
+	struct femud_devtab devs;
 	bool eal_huge;
 	sigset_t sigs;
+	struct femud_rpc *rpc; /* NULL: --rpc none */
 };
 
 static struct femud g_femud;
@@ -64,45 +68,13 @@ static uint64_t femud_total_backend_bytes(const struct femud *f)
 	return sum;
 }
 
-static void femud_report_backend(const struct femud_dev *d)
-{
-	const struct mbe_region *m = &d->mem;
-	int other;
-	unsigned sampled;
-	int on = mbe_check_placement(m, 64, &other, &sampled);
-
-	char thp[64] = "";
-
-	if (m->thp_bytes > 0)
-		snprintf(thp, sizeof(thp), " (%zu MiB as transparent 2 MiB pages)",
-			 m->thp_bytes >> 20);
-	femud_log("dev %s: %zu MiB backend on node %d (%d of %u sampled pages verified there), %s "
-		  "pages%s, pre-faulted in %.1f ms%s",
-		  d->opts->path, m->len >> 20, m->node, on, sampled,
-		  m->page_size >= (1u << 30)   ? "1 GiB"
-		  : m->page_size >= (2u << 20) ? "2 MiB"
-					       : "4 KiB",
-		  thp, m->prefault_ns / 1e6, m->locked ? ", locked" : "");
-	if (m->note[0] != '\0')
-		femud_log("warning: dev %s: %s", d->opts->path, m->note);
-	if (sampled > 0 && (unsigned)on < sampled)
-		femud_log("warning: dev %s: %u of %u sampled backend pages are on node %d, not on "
-			  "--mbe-node %d",
-			  d->opts->path, sampled - (unsigned)on, sampled, other, m->node);
-}
-
 static int femud_create_backends(struct femud *f, char *err, size_t errlen)
 {
-	unsigned flags = f->opts.no_huge ? MBE_F_NO_HUGE : 0;
-
 	for (unsigned i = 0; i < f->opts.ndevs; i++) {
-		int rc = femud_dev_create(&f->devs[i], &f->opts.devs[i], f->place.mbe_node, flags,
-					  err, errlen);
+		int rc = femud_devtab_add(&f->devs, &f->opts.devs[i], err, errlen);
 
 		if (rc != 0)
 			return rc;
-		f->ndevs++;
-		femud_report_backend(&f->devs[i]);
 	}
 	return 0;
 }
@@ -154,6 +126,25 @@ static int femud_eal_init(struct femud *f, const char *argv0)
 	return rte_eal_init(n, eal_argv);
 }
 
+/*
+ * pmd connect hook (rte_vhost's thread): attribute the connection to its
+ * frontend process, remember it for list/stats, check where it runs.
+ */
+static void femud_on_connect(const char *path, void *arg)
+{
+	struct femud *f = arg;
+	struct femud_dev *d;
+	pid_t pid;
+
+	pthread_mutex_lock(&f->devs.lock);
+	d = femud_devtab_find(&f->devs, path);
+	pid = femud_socket_peer_pid(path, d != NULL ? &d->peers : NULL);
+	if (d != NULL)
+		d->peer_pid = pid;
+	pthread_mutex_unlock(&f->devs.lock);
+	femud_placement_check_frontend(&f->place, path, pid);
+}
+
 static int femud_start_pmd(struct femud *f, char *err, size_t errlen)
 {
 	unsigned ids[FEMUD_MAX_LCORES];
@@ -161,25 +152,28 @@ static int femud_start_pmd(struct femud *f, char *err, size_t errlen)
 	unsigned n = femud_placement_pollers(&f->place, ids, &main_polls);
 	int rc;
 
-	pmd_set_connect_hook(femud_placement_on_connect, &f->place);
+	pmd_set_connect_hook(femud_on_connect, f);
 	rc = pmd_init(ids, n, main_polls);
 	if (rc != 0) {
 		snprintf(err, errlen, "poller set-up failed: %s", strerror(-rc));
 		return rc;
 	}
-	for (unsigned i = 0; i < f->ndevs; i++) {
-		rc = femud_dev_attach(&f->devs[i], err, errlen);
-		if (rc != 0)
-			return rc;
-	}
-	return pmd_pollers_start();
+	rc = femud_devtab_attach_all(&f->devs, err, errlen);
+	if (rc != 0)
+		return rc;
+	rc = pmd_pollers_start();
+	if (rc == 0 && f->rpc != NULL && femud_rpc_start(f->rpc, femud_rpc_methods, &f->devs) != 0)
+		snprintf(err, errlen, "--rpc: cannot start the RPC thread");
+	return rc;
 }
 
 static void femud_print_stats(struct femud *f)
 {
-	for (unsigned i = 0; i < f->ndevs; i++)
-		femud_dev_stats(&f->devs[i], stdout);
-	pmd_stats(stdout);
+	json_t *s = femud_stats_collect(&f->devs, NULL);
+
+	if (s != NULL)
+		femud_stats_print(s, stdout);
+	json_decref(s);
 	fflush(stdout);
 }
 
@@ -229,14 +223,34 @@ static int femud_serve(struct femud *f)
 
 static void femud_teardown(struct femud *f, bool eal_up)
 {
+	femud_rpc_close(f->rpc); /* no RPC from here on */
+	f->rpc = NULL;
 	if (eal_up)
 		femud_print_stats(f);
-	for (unsigned i = 0; i < f->ndevs; i++)
-		femud_dev_destroy(&f->devs[i]);
+	femud_devtab_destroy_all(&f->devs);
 	if (eal_up)
 		rte_eal_cleanup();
 	fflush(stdout);
 	femud_opts_free(&f->opts);
+}
+
+/* Claim the RPC socket before anything is allocated: a second femud stops here. */
+static int femud_open_rpc(struct femud *f)
+{
+	const char *path = femud_opts_rpc_path(&f->opts);
+	char err[512] = "";
+	int rc;
+
+	femud_devtab_init(&f->devs, f->place.mbe_node, f->opts.no_huge ? MBE_F_NO_HUGE : 0);
+	if (path == NULL)
+		return 0;
+	rc = femud_rpc_open(&f->rpc, path, err, sizeof(err));
+	if (rc == 0)
+		return 0;
+	femud_log("--rpc %s: %s%s", path, err,
+		  rc == -EADDRINUSE ? " (give each femud its own --rpc PATH, or --rpc none)" : "");
+	femud_opts_free(&f->opts);
+	return rc == -EADDRINUSE || rc == -EEXIST ? FEMUD_EXIT_USAGE : 1;
 }
 
 static int femud_parse(struct femud *f, int argc, char **argv)
@@ -244,6 +258,9 @@ static int femud_parse(struct femud *f, int argc, char **argv)
 	char err[512] = "";
 
 	if (femud_opts_parse(argc, argv, &f->opts, err, sizeof(err)) != 0 ||
+	    (f->opts.config != NULL && !f->opts.help && !f->opts.version &&
+	     (femud_config_load(f->opts.config, &f->opts, err, sizeof(err)) != 0 ||
+	      femud_opts_check_paths(&f->opts, err, sizeof(err)) != 0)) ||
 	    (!f->opts.help && !f->opts.version &&
 	     femud_placement_resolve(&f->place, &f->opts, err, sizeof(err)) != 0)) {
 		femud_log("%s", err);
@@ -257,6 +274,7 @@ int main(int argc, char **argv)
 {
 	struct femud *f = &g_femud;
 	char err[512] = "";
+	uint64_t backend_bytes;
 	int rc;
 
 	rc = femud_parse(f, argc, argv);
@@ -274,12 +292,16 @@ int main(int argc, char **argv)
 		femud_opts_free(&f->opts);
 		return 0;
 	}
+	rc = femud_open_rpc(f);
+	if (rc != 0)
+		return rc;
 	sigemptyset(&f->sigs);
 	sigaddset(&f->sigs, SIGINT);
 	sigaddset(&f->sigs, SIGTERM);
 	sigaddset(&f->sigs, SIGUSR1);
 	pthread_sigmask(SIG_BLOCK, &f->sigs, NULL);
 
+	backend_bytes = femud_total_backend_bytes(f); /* before the devices take the options */
 	if (femud_create_backends(f, err, sizeof(err)) != 0) {
 		femud_log("%s", err);
 		femud_teardown(f, false);
@@ -293,18 +315,23 @@ int main(int argc, char **argv)
 	}
 	femud_log("EAL up: %s, lcores %s, %llu MiB of backends",
 		  f->eal_huge ? "hugepages" : "no-huge", f->place.lcores_str,
-		  (unsigned long long)(femud_total_backend_bytes(f) >> 20));
+		  (unsigned long long)(backend_bytes >> 20));
 	rc = femud_start_pmd(f, err, sizeof(err));
 	if (rc != 0) {
 		femud_log("%s", err);
 		femud_teardown(f, true);
 		return rc == -EADDRINUSE ? FEMUD_EXIT_USAGE : 1;
 	}
-	for (unsigned i = 0; i < f->ndevs; i++)
-		printf("femud: serving %s (%s, %llu bytes, %u queues)\n", f->devs[i].opts->path,
-		       f->devs[i].opts->ops->name,
-		       (unsigned long long)f->devs[i].opts->mcfg.capacity_bytes,
-		       f->devs[i].opts->queues);
+	for (unsigned i = 0; i < FEMUD_MAX_DEVS; i++) {
+		const struct femud_dev *d = f->devs.devs[i];
+
+		if (d != NULL)
+			printf("femud: serving %s (%s, %llu bytes, %u queues)\n", d->opts->path,
+			       d->opts->ops->name, (unsigned long long)d->opts->mcfg.capacity_bytes,
+			       d->opts->queues);
+	}
+	if (f->rpc != NULL)
+		printf("femud: rpc on %s\n", femud_opts_rpc_path(&f->opts));
 	printf("femud: ready\n");
 	fflush(stdout);
 	rc = femud_serve(f);

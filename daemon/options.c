@@ -202,7 +202,7 @@ int femud_dev_parse(const char *arg, struct femud_dev_opts *d, char *err, size_t
 	return dev_configure_model(d, err, errlen);
 }
 
-static void dev_free(struct femud_dev_opts *d)
+void femud_dev_opts_free(struct femud_dev_opts *d)
 {
 	if (d->ops != NULL && d->ops->release != NULL)
 		d->ops->release(&d->mcfg); /* the model's parameters, never created */
@@ -213,11 +213,11 @@ static void dev_free(struct femud_dev_opts *d)
 void femud_opts_free(struct femud_opts *o)
 {
 	for (unsigned i = 0; i < o->ndevs; i++)
-		dev_free(&o->devs[i]);
+		femud_dev_opts_free(&o->devs[i]);
 	o->ndevs = 0;
 }
 
-static int opts_same_path(const struct femud_opts *o, char *err, size_t errlen)
+int femud_opts_check_paths(const struct femud_opts *o, char *err, size_t errlen)
 {
 	for (unsigned i = 0; i < o->ndevs; i++)
 		for (unsigned j = i + 1; j < o->ndevs; j++)
@@ -229,7 +229,15 @@ static int opts_same_path(const struct femud_opts *o, char *err, size_t errlen)
 	return 0;
 }
 
-enum { OPT_DRY_RUN = 256, OPT_NO_HUGE, OPT_QEMU_PID, OPT_LOG_LEVEL, OPT_MBE_NODE };
+enum {
+	OPT_DRY_RUN = 256,
+	OPT_NO_HUGE,
+	OPT_QEMU_PID,
+	OPT_LOG_LEVEL,
+	OPT_MBE_NODE,
+	OPT_RPC,
+	OPT_CONFIG
+};
 
 static const struct option opts_long[] = {
     {"lcores", required_argument, NULL, 'l'},
@@ -239,6 +247,8 @@ static const struct option opts_long[] = {
     {"dry-run", no_argument, NULL, OPT_DRY_RUN},
     {"no-huge", no_argument, NULL, OPT_NO_HUGE},
     {"qemu-pid", required_argument, NULL, OPT_QEMU_PID},
+    {"rpc", required_argument, NULL, OPT_RPC},
+    {"config", required_argument, NULL, OPT_CONFIG},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -307,6 +317,19 @@ static int opts_one(struct femud_opts *o, int c, char *err, size_t errlen)
 		}
 		o->qemu_pid = (pid_t)v;
 		return 0;
+	case OPT_RPC:
+		if (*optarg == '\0' || strlen(optarg) >= 108) {
+			snprintf(err, errlen,
+				 "--rpc: '%s' is not a socket path (1-107 bytes) or 'none'",
+				 optarg);
+			return -EINVAL;
+		}
+		o->rpc = optarg;
+		o->rpc_set = true;
+		return 0;
+	case OPT_CONFIG:
+		o->config = optarg;
+		return 0;
 	case 'h':
 		o->help = true;
 		return 0;
@@ -348,19 +371,28 @@ int femud_opts_parse(int argc, char **argv, struct femud_opts *o, char *err, siz
 	}
 	if (o->help || o->version)
 		return 0;
-	if (o->ndevs == 0) {
-		snprintf(err, errlen, "--dev: at least one device is required (see femud --help)");
+	if (o->ndevs == 0 && !o->rpc_set && o->config == NULL) {
+		snprintf(err, errlen,
+			 "--dev: at least one device is required, or --rpc SOCK to start empty "
+			 "(see femud --help)");
 		return -EINVAL;
 	}
-	return opts_same_path(o, err, errlen);
+	return femud_opts_check_paths(o, err, errlen);
+}
+
+const char *femud_opts_rpc_path(const struct femud_opts *o)
+{
+	if (o->rpc == NULL)
+		return FEMUD_RPC_DEFAULT;
+	return strcmp(o->rpc, "none") == 0 ? NULL : o->rpc;
 }
 
 void femud_opts_usage(FILE *out)
 {
 	fprintf(
 	    out,
-	    "Usage: femud [--lcores LIST] [--mbe-node N] --dev path=SOCK[,key=value...] [--dev "
-	    "...]\n"
+	    "Usage: femud [--lcores LIST] [--mbe-node N] [--rpc PATH|none] [--config FILE]\n"
+	    "             --dev path=SOCK[,key=value...] [--dev ...]\n"
 	    "\n"
 	    "Options:\n"
 	    "  --lcores LIST    DPDK lcore list (2-3, 0@2,1@3, auto). The first lcore is the main\n"
@@ -384,6 +416,12 @@ void femud_opts_usage(FILE *out)
 	    "                     pg_rd_lat pg_wr_lat blk_er_lat nand_cell_type pg_xfer_lat\n"
 	    "                     pcie_bandwidth_mbps pcie_prop_delay_ns fw_cpu_ns (ns, FEMU's\n"
 	    "                     names and defaults)\n"
+	    "  --rpc PATH       JSON-RPC control socket (default " FEMUD_RPC_DEFAULT
+	    ", mode 0600;\n"
+	    "                   'none': no control socket). See femuctl. With --rpc and no --dev\n"
+	    "                   femud starts empty and waits for devices.\n"
+	    "  --config FILE    start the devices of a file written by 'femuctl save-config'\n"
+	    "                   (combines with --dev)\n"
 	    "  --log-level L    DPDK/femud log level (error, warning, notice, info, debug)\n"
 	    "  --no-huge        never use hugepages (backend and EAL on normal pages)\n"
 	    "  --qemu-pid PID   QEMU process to check poller placement against\n"

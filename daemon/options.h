@@ -23,6 +23,7 @@
 #define FEMUD_DEFAULT_DEVSZ_MB 1024
 #define FEMUD_DEFAULT_QUEUES 8
 #define FEMUD_DEFAULT_FEMU_MODE 2
+#define FEMUD_RPC_DEFAULT "/var/tmp/femud.sock"
 
 /* One --dev: the daemon's keys, and the model's keys kept for the model. */
 struct femud_dev_opts {
@@ -46,9 +47,12 @@ struct femud_opts {
 	const char *lcores; /* EAL lcore list, "auto", or NULL (default) */
 	int mbe_node;	    /* -1: node of the first poller */
 	const char *log_level;
-	bool dry_run;	/* parse, check, print the plan, exit 0 */
-	bool no_huge;	/* never use hugepages */
-	pid_t qemu_pid; /* 0: unknown */
+	bool dry_run;	    /* parse, check, print the plan, exit 0 */
+	bool no_huge;	    /* never use hugepages */
+	pid_t qemu_pid;	    /* 0: unknown */
+	const char *rpc;    /* JSON-RPC socket path; NULL: FEMUD_RPC_DEFAULT; "none": off */
+	bool rpc_set;	    /* --rpc was given */
+	const char *config; /* --config FILE, or NULL */
 	bool help;
 	bool version;
 	struct femud_dev_opts devs[FEMUD_MAX_DEVS];
@@ -65,6 +69,15 @@ int femud_opts_parse(int argc, char **argv, struct femud_opts *o, char *err, siz
 
 /* Parse one --dev argument (exposed for tests). */
 int femud_dev_parse(const char *arg, struct femud_dev_opts *d, char *err, size_t errlen);
+
+/* -EINVAL (message in err) when two devices of o have the same socket path. */
+int femud_opts_check_paths(const struct femud_opts *o, char *err, size_t errlen);
+
+/* The RPC socket path o asks for, NULL when --rpc none. */
+const char *femud_opts_rpc_path(const struct femud_opts *o);
+
+/* Free what femud_dev_parse() allocated in d (d may be empty). */
+void femud_dev_opts_free(struct femud_dev_opts *d);
 
 void femud_opts_free(struct femud_opts *o);
 

@@ -115,19 +115,11 @@ unsigned femud_placement_pollers(const struct femud_placement *p, unsigned *ids,
 	return n;
 }
 
-void femud_placement_on_connect(const char *path, void *arg)
+void femud_placement_check_frontend(const struct femud_placement *p, const char *path, pid_t pid)
 {
-	struct femud_placement *p = arg;
 	unsigned cpus[FEMUD_MAX_LCORES];
 	unsigned n;
 	char msgs[1024] = "", prefix[256];
-	struct femud_peer_known *known = NULL;
-	pid_t pid;
-
-	for (unsigned i = 0; i < p->opts->ndevs; i++)
-		if (strcmp(p->opts->devs[i].path, path) == 0)
-			known = &p->peers[i];
-	pid = femud_socket_peer_pid(path, known);
 
 	if (pid <= 0 || pid == p->opts->qemu_pid)
 		return; /* unknown, or already checked at start */

@@ -11,18 +11,16 @@
 #define FEMUD_PLACEMENT_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "daemon/lcores.h"
 #include "daemon/options.h"
-#include "daemon/peer.h"
 
 struct femud_placement {
 	const struct femud_opts *opts;
 	char lcores_str[256];	    /* the EAL --lcores argument */
 	struct femud_lcores lcores; /* lcores_str parsed: l[0] is the main lcore */
 	int mbe_node;		    /* NUMA node of every backend */
-	/* per --dev: connections already attributed to a frontend */
-	struct femud_peer_known peers[FEMUD_MAX_DEVS];
 };
 
 /*
@@ -41,9 +39,9 @@ int femud_placement_resolve(struct femud_placement *p, const struct femud_opts *
 unsigned femud_placement_pollers(const struct femud_placement *p, unsigned *ids, bool *main_polls);
 
 /*
- * pmd connect hook (arg: the struct femud_placement): warn when the process
- * of the frontend that just connected to path may run on a poller's CPU.
+ * A frontend (process pid, 0 = unknown) just connected to path: warn when
+ * it may run on a poller's CPU.  Any control thread (rte_vhost's).
  */
-void femud_placement_on_connect(const char *path, void *arg);
+void femud_placement_check_frontend(const struct femud_placement *p, const char *path, pid_t pid);
 
 #endif /* FEMUD_PLACEMENT_H */

@@ -259,37 +259,52 @@ static double write_amplification(const struct bbssd_counters *c)
 	return (double)c->nand_write_pages / (double)c->host_write_pages;
 }
 
-static void bbssd_stats(struct fm_model *model, FILE *out)
+static void bbssd_stats(struct fm_model *model, const struct fm_stats_sink *sink)
 {
 	const struct bbssd_dev *m = bbssd_dev_of(model);
 	const struct bbssd_counters *c = &m->ctr;
 	uint64_t emin, emax;
 	double emean;
+	void *a = sink->arg;
 
 	bbssd_ftl_erase_summary(&m->ftl, &emin, &emax, &emean);
-	fprintf(out, "model bbssd\n");
-	fprintf(out, "capacity_bytes %" PRIu64 "\nnand_bytes %" PRIu64 "\n", m->p.capacity_bytes,
-		m->p.nand_bytes);
-	fprintf(out, "lines_total %" PRIu64 "\nlines_free %" PRIu64 "\n", m->p.tt_lines,
-		m->ftl.free_cnt);
-	fprintf(out, "host_read_cmds %" PRIu64 "\nhost_write_cmds %" PRIu64 "\n", c->host_read_cmds,
-		c->host_write_cmds);
-	fprintf(out, "host_read_pages %" PRIu64 "\nhost_write_pages %" PRIu64 "\n",
-		c->host_read_pages, c->host_write_pages);
-	fprintf(out, "unwritten_read_pages %" PRIu64 "\n", c->unwritten_read_pages);
-	fprintf(out, "nand_read_pages %" PRIu64 "\nnand_write_pages %" PRIu64 "\n",
-		c->nand_read_pages, c->nand_write_pages);
-	fprintf(out, "write_amplification %.3f\n", write_amplification(c));
-	fprintf(out, "gc_runs %" PRIu64 "\ngc_fg_runs %" PRIu64 "\ngc_bg_runs %" PRIu64 "\n",
-		c->gc_runs, c->gc_fg_runs, c->gc_bg_runs);
-	fprintf(out, "gc_moved_pages %" PRIu64 "\ngc_bg_moved_pages %" PRIu64 "\n",
-		c->gc_moved_pages, c->gc_bg_moved_pages);
-	fprintf(out, "block_erases %" PRIu64 "\n", c->block_erases);
-	fprintf(out,
-		"line_erases_min %" PRIu64 "\nline_erases_max %" PRIu64 "\nline_erases_mean %.2f\n",
-		emin, emax, emean);
-	fprintf(out, "unmapped_pages %" PRIu64 "\nalloc_failures %" PRIu64 "\n", c->unmapped_pages,
-		c->alloc_failures);
+	sink->u64(a, "capacity_bytes", m->p.capacity_bytes);
+	sink->u64(a, "nand_bytes", m->p.nand_bytes);
+	sink->u64(a, "lines_total", m->p.tt_lines);
+	sink->u64(a, "lines_free", m->ftl.free_cnt);
+	sink->u64(a, "host_read_cmds", c->host_read_cmds);
+	sink->u64(a, "host_write_cmds", c->host_write_cmds);
+	sink->u64(a, "host_read_pages", c->host_read_pages);
+	sink->u64(a, "host_write_pages", c->host_write_pages);
+	sink->u64(a, "unwritten_read_pages", c->unwritten_read_pages);
+	sink->u64(a, "nand_read_pages", c->nand_read_pages);
+	sink->u64(a, "nand_write_pages", c->nand_write_pages);
+	sink->f64(a, "write_amplification", write_amplification(c));
+	sink->u64(a, "gc_runs", c->gc_runs);
+	sink->u64(a, "gc_fg_runs", c->gc_fg_runs);
+	sink->u64(a, "gc_bg_runs", c->gc_bg_runs);
+	sink->u64(a, "gc_moved_pages", c->gc_moved_pages);
+	sink->u64(a, "gc_bg_moved_pages", c->gc_bg_moved_pages);
+	sink->u64(a, "block_erases", c->block_erases);
+	sink->u64(a, "line_erases_min", emin);
+	sink->u64(a, "line_erases_max", emax);
+	sink->f64(a, "line_erases_mean", emean);
+	sink->u64(a, "unmapped_pages", c->unmapped_pages);
+	sink->u64(a, "alloc_failures", c->alloc_failures);
+}
+
+static void bbssd_stats_reset(struct fm_model *model)
+{
+	struct bbssd_dev *m = bbssd_dev_of(model);
+
+	memset(&m->ctr, 0, sizeof(m->ctr));
+}
+
+/* On the submit thread (single_writer): from the next request on. */
+static int bbssd_set(struct fm_model *model, const struct fm_kv *kv, unsigned nkv, char *err,
+		     size_t errlen)
+{
+	return bbssd_params_set(&bbssd_dev_of(model)->p, kv, nkv, err, errlen);
 }
 
 const struct fm_model_ops fm_bbssd_ops = {
@@ -301,6 +316,8 @@ const struct fm_model_ops fm_bbssd_ops = {
     .destroy = bbssd_destroy,
     .submit = bbssd_submit,
     .stats = bbssd_stats,
+    .stats_reset = bbssd_stats_reset,
+    .set = bbssd_set,
     .idle = bbssd_idle,
     .single_writer = true,
 };

@@ -74,6 +74,9 @@ struct bbssd_params {
 void bbssd_params_defaults(struct bbssd_params *p);
 int bbssd_params_parse(struct bbssd_params *p, const struct fm_kv *kv, unsigned nkv, char *err,
 		       size_t errlen);
+/* Change timing keys of running params: all or nothing, errors name key and value. */
+int bbssd_params_set(struct bbssd_params *p, const struct fm_kv *kv, unsigned nkv, char *err,
+		     size_t errlen);
 int bbssd_params_derive(struct bbssd_params *p, uint64_t capacity_bytes, bool capacity_set,
 			uint32_t blk_size, char *err, size_t errlen);
 

@@ -129,6 +129,44 @@ int bbssd_params_parse(struct bbssd_params *p, const struct fm_kv *kv, unsigned 
 	return 0;
 }
 
+/* Keys a running device may change (timings only: no table depends on them). */
+static const char *const bbssd_runtime_keys[] = {
+    "pg_rd_lat",	  "pg_wr_lat",	 "blk_er_lat",
+    "nand_cell_type",	  "pg_xfer_lat", "pcie_bandwidth_mbps",
+    "pcie_prop_delay_ns", "fw_cpu_ns",	 NULL,
+};
+
+int bbssd_params_set(struct bbssd_params *p, const struct fm_kv *kv, unsigned nkv, char *err,
+		     size_t errlen)
+{
+	struct bbssd_params next = *p;
+
+	for (unsigned i = 0; i < nkv; i++) {
+		unsigned k = 0;
+
+		while (bbssd_runtime_keys[k] != NULL &&
+		       strcmp(bbssd_runtime_keys[k], kv[i].key) != 0)
+			k++;
+		if (bbssd_runtime_keys[k] == NULL) {
+			snprintf(
+			    err, errlen,
+			    "%s=%s: %s (runtime keys: pg_rd_lat pg_wr_lat blk_er_lat "
+			    "nand_cell_type pg_xfer_lat pcie_bandwidth_mbps pcie_prop_delay_ns "
+			    "fw_cpu_ns)",
+			    kv[i].key, kv[i].val ? kv[i].val : "",
+			    opt_find(kv[i].key) ? "cannot change while the device runs"
+						: "unknown key for femu_mode=1 (BlackBox SSD)");
+			return -EINVAL;
+		}
+		int rc = parse_one(&next, &kv[i], err, errlen);
+
+		if (rc != 0)
+			return rc;
+	}
+	*p = next;
+	return 0;
+}
+
 /* Sizes in pages and lines; refuses tables a uint32_t ppn cannot index. */
 static int derive_geometry(struct bbssd_params *p, char *err, size_t errlen)
 {

@@ -101,6 +101,16 @@ struct fm_model {
 /* The model's own struct around its embedded base: FM_MODEL_CONTAINER(m, struct nossd, base). */
 #define FM_MODEL_CONTAINER(m, type, member) ((type *)((char *)(m)-offsetof(type, member)))
 
+/*
+ * Where a model reports its counters: one call per counter, in the order
+ * they should be shown; key is a short lower_case name.
+ */
+struct fm_stats_sink {
+	void (*u64)(void *arg, const char *key, uint64_t v);
+	void (*f64)(void *arg, const char *key, double v);
+	void *arg;
+};
+
 struct fm_model_ops {
 	const char *name; /* "nossd", "bbssd" */
 	int femu_mode;	  /* FEMU's femu_mode value */
@@ -142,8 +152,27 @@ struct fm_model_ops {
 	enum fm_status (*submit)(struct fm_model *m, const struct fm_req *req, uint64_t now_ns,
 				 uint64_t *due_ns);
 
-	/* Print counters (one "key value" pair per line) to out. */
-	void (*stats)(struct fm_model *m, FILE *out);
+	/*
+	 * Report the model's counters to sink.  For a single_writer model the
+	 * transport calls it on the thread that calls submit() (so counters
+	 * need no atomics); otherwise it must only read what is safe to read
+	 * while submit() runs elsewhere.
+	 */
+	void (*stats)(struct fm_model *m, const struct fm_stats_sink *sink);
+
+	/* Optional (NULL = none): zero the counters stats() reports; same thread rule. */
+	void (*stats_reset)(struct fm_model *m);
+
+	/*
+	 * Optional (NULL = none): change parameters of a running model, e.g.
+	 * timings, applied from the next request.  Called on the thread that
+	 * calls submit() for a single_writer model (never concurrently with
+	 * it).  All or nothing: every key is checked before anything changes;
+	 * an unknown key, a key that cannot change at runtime or a value out
+	 * of range gets a negative errno and a message naming key and value.
+	 */
+	int (*set)(struct fm_model *m, const struct fm_kv *kv, unsigned nkv, char *err,
+		   size_t errlen);
 
 	/*
 	 * Optional (NULL = none): a hint that a request op (FM_OP_READ or

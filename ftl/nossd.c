@@ -89,10 +89,9 @@ static void nossd_prefetch(struct fm_model *model, enum fm_op op, uint64_t offse
 		fm_data_prefetch(m->data, offset, len, op == FM_OP_WRITE);
 }
 
-static void nossd_stats(struct fm_model *m, FILE *out)
+static void nossd_stats(struct fm_model *m, const struct fm_stats_sink *sink)
 {
-	fprintf(out, "model nossd\ncapacity_bytes %llu\n",
-		(unsigned long long)to_nossd(m)->capacity);
+	sink->u64(sink->arg, "capacity_bytes", to_nossd(m)->capacity);
 }
 
 const struct fm_model_ops fm_nossd_ops = {

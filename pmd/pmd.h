@@ -20,6 +20,7 @@
 #include <sys/types.h>
 
 #include "ftl/fm_model.h"
+#include "pmd/pmd_stats.h"
 
 #define PMD_MAX_QUEUES 64
 #define PMD_MAX_POLLERS 128
@@ -62,6 +63,7 @@ int pmd_blk_create(const struct pmd_blk_params *params, const struct fm_model_op
 /*
  * Stop accepting connections, let in-flight requests complete, detach every
  * queue from its poller and unregister the socket.  Safe while pollers run.
+ * Same as pmd_blk_close(dev, true).
  */
 void pmd_blk_destroy(struct pmd_blk *dev);
 
@@ -86,19 +88,45 @@ typedef void (*pmd_connect_hook_t)(const char *path, void *arg);
 void pmd_set_connect_hook(pmd_connect_hook_t fn, void *arg);
 
 /*
- * Print per-device, per-queue counters, one "key value" list per line:
- *   device PATH connections N
- *     qI requests .. read_bytes .. write_bytes .. errors .. kicks .. calls .. calls_saved ..
- *        deferred .. late .. late_ns_avg .. late_ns_max .. broken .. resubmitted ..
- *   poller I lcore L queues N sweeps .. busy_sweeps ..
- * kicks: notifications the guest sent anyway (kicks are suppressed while
- * polling; requests - kicks were avoided); calls: interrupts sent;
- * calls_saved: used-ring updates the guest asked no interrupt for; deferred:
- * completions posted from the timer heap, late: of those, posted > 1 us
- * after due; resubmitted: requests replayed from the inflight region after a
- * reconnect.  Counters of destroyed devices are kept.
+ * Stop dev: with force, or when no frontend is connected (else -EBUSY and
+ * nothing changes): refuse new connections, stop every queue (completions
+ * still pending are posted), close the connections, unregister and remove
+ * the socket, free dev.  Control threads only, never from an rte_vhost
+ * callback.  Returns 0 or -EBUSY.
  */
-void pmd_stats(FILE *out);
+int pmd_blk_close(struct pmd_blk *dev, bool force);
+
+/*
+ * Read dev's counters: those of stopped queues plus the running ones (relaxed
+ * loads of counters only their pollers write), kicks drained here, and the
+ * poller each running queue is on.  Never writes a poller's counters.
+ * Counters (pmd_stats.h):
+ *   requests, read_bytes, write_bytes, errors; kicks: notifications the
+ *   guest sent anyway (kicks are suppressed while polling); calls:
+ *   interrupts sent; calls_saved: used-ring updates the guest asked no
+ *   interrupt for; deferred: completions posted from the timer heap; late:
+ *   of those, posted > PMD_LATE_NS after due (late_ns_sum, late_ns_max);
+ *   broken: queue stops for an unanswerable chain; resubmitted: requests
+ *   replayed from the inflight region after a reconnect.
+ */
+void pmd_blk_stats(struct pmd_blk *dev, struct pmd_dev_snap *out);
+
+/* Zero dev's counters (each poller zeroes its own queues'). */
+void pmd_blk_stats_reset(struct pmd_blk *dev);
+
+/* Read the pollers' counters into out[0..max); returns how many. */
+unsigned pmd_pollers_stats(struct pmd_poller_snap *out, unsigned max);
+
+/* Zero every poller's own counters (done by each poller). */
+void pmd_pollers_stats_reset(void);
+
+/*
+ * Run fn(arg) where it may touch dev's model state: on the poller that calls
+ * its submit() when the model is single_writer (between two sweeps; the
+ * call returns once fn has run), else here.  For reading model counters and
+ * changing model parameters from control code.  Not from a poller.
+ */
+void pmd_blk_model_call(struct pmd_blk *dev, void (*fn)(void *arg), void *arg);
 
 /*
  * Make path usable for a listening socket (pmd_blk_create() calls it):

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * pmd_blk.c - vhost-user-blk devices on rte_vhost: socket registration,
- * vhost-user control hooks and the queue lifecycle (pmd_blk_create,
- * pmd_blk_destroy, pmd_stats).
+ * vhost-user control hooks, the queue lifecycle (pmd_blk_create,
+ * pmd_blk_close) and reading a device's counters (pmd_blk_stats).
  *
  * Queues start from vring_state_changed(enable=1), never from new_device
  * (which rte_vhost fires only when every vring it has heard of is ready).
@@ -38,13 +38,15 @@
 #define PMD_MAX_DEVS 64
 #define PMD_MAX_VID 1024 /* rte_vhost's RTE_MAX_VHOST_DEVICE */
 
-/* Counters of one device, kept after the device is destroyed. */
+_Static_assert(PMD_STATS_MAX_QUEUES == PMD_MAX_QUEUES, "snapshot holds every queue");
+_Static_assert(PMD_STATS_PATH_LEN == sizeof(((struct sockaddr_un *)0)->sun_path), "path");
+
+/* Control-owned counters of one device (written under ctl_lock only). */
 struct pmd_blk_stats {
-	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	unsigned queues;
-	uint64_t connections; /* accepted so far */
-	unsigned live_conns;  /* connected now */
-	struct pmd_vq_stats q[PMD_MAX_QUEUES];
+	uint64_t connections;		       /* accepted so far */
+	unsigned live_conns;		       /* connected now */
+	struct pmd_vq_stats q[PMD_MAX_QUEUES]; /* of queues already stopped */
+	uint64_t kicks[PMD_MAX_QUEUES];	       /* drained from the kick eventfds */
 };
 
 struct pmd_blk {
@@ -55,7 +57,7 @@ struct pmd_blk {
 	bool closing;
 	bool registered;
 	unsigned rr_base; /* first poller of the round robin */
-	struct pmd_blk_stats *stats;
+	struct pmd_blk_stats stats;
 };
 
 /*
@@ -75,8 +77,6 @@ struct pmd_conn {
 static pthread_mutex_t ctl_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct pmd_blk *devs[PMD_MAX_DEVS];
 static struct pmd_conn *by_vid[PMD_MAX_VID];
-static struct pmd_blk_stats stats_recs[PMD_MAX_DEVS];
-static unsigned nstats;
 static unsigned rr_next;
 
 static struct pmd_conn *conn_of_vid(int vid)
@@ -84,24 +84,6 @@ static struct pmd_conn *conn_of_vid(int vid)
 	if (vid < 0 || vid >= PMD_MAX_VID)
 		return NULL;
 	return by_vid[vid];
-}
-
-static void stats_add(struct pmd_vq_stats *a, const struct pmd_vq_stats *b)
-{
-	a->requests += b->requests;
-	a->rd_bytes += b->rd_bytes;
-	a->wr_bytes += b->wr_bytes;
-	a->errors += b->errors;
-	a->calls += b->calls;
-	a->calls_saved += b->calls_saved;
-	a->deferred += b->deferred;
-	a->late += b->late;
-	a->late_ns_sum += b->late_ns_sum;
-	if (b->late_ns_max > a->late_ns_max)
-		a->late_ns_max = b->late_ns_max;
-	a->broken += b->broken;
-	a->resubmitted += b->resubmitted;
-	a->kicks += b->kicks;
 }
 
 /*
@@ -139,9 +121,9 @@ static void queue_stop(struct pmd_conn *c, uint16_t qid)
 		return;
 	q = c->vq[qid];
 	pmd_poller_detach(q);
-	q->st.kicks += kicks_drain(q->kickfd);
+	c->dev->stats.kicks[qid] += kicks_drain(q->kickfd);
 	rte_vhost_set_vring_base(c->vid, qid, q->last_avail, q->used_idx);
-	stats_add(&c->dev->stats->q[qid], &q->st);
+	pmd_vq_stats_add(&c->dev->stats.q[qid], &q->st);
 	c->vq[qid] = NULL;
 	pmd_vq_free(q);
 	free(c->mem[qid]);
@@ -490,10 +472,10 @@ static int on_new_connection(int vid)
 		c->dev = dev;
 		c->vid = vid;
 		by_vid[vid] = c;
-		if (dev->stats->live_conns++ > 0)
+		if (dev->stats.live_conns++ > 0)
 			PMD_LOG(WARNING, "%s: %u frontends connected at once", path,
-				dev->stats->live_conns);
-		dev->stats->connections++;
+				dev->stats.live_conns);
+		dev->stats.connections++;
 		rc = 0;
 	}
 	pthread_mutex_unlock(&ctl_lock);
@@ -506,7 +488,7 @@ static int on_new_connection(int vid)
 static void conn_drop(struct pmd_conn *c)
 {
 	queue_stop_all(c, NULL);
-	c->dev->stats->live_conns--;
+	c->dev->stats.live_conns--;
 	by_vid[c->vid] = NULL;
 	free(c);
 }
@@ -708,15 +690,12 @@ int pmd_blk_create(const struct pmd_blk_params *params, const struct fm_model_op
 
 	pthread_mutex_lock(&ctl_lock);
 	slot = dev_slot();
-	if (slot < 0 || nstats == PMD_MAX_DEVS) {
+	if (slot < 0) {
 		pthread_mutex_unlock(&ctl_lock);
 		free(dev);
 		snprintf(err, errlen, "more than %d devices", PMD_MAX_DEVS);
 		return -ENOSPC;
 	}
-	dev->stats = &stats_recs[nstats++];
-	snprintf(dev->stats->path, sizeof(dev->stats->path), "%s", dev->path);
-	dev->stats->queues = params->queues;
 	dev->rr_base = rr_next;
 	rr_next += ops->single_writer ? 1 : params->queues;
 	devs[slot] = dev;
@@ -724,7 +703,7 @@ int pmd_blk_create(const struct pmd_blk_params *params, const struct fm_model_op
 
 	rc = dev_register(dev, err, errlen);
 	if (rc != 0) {
-		pmd_blk_destroy(dev);
+		pmd_blk_close(dev, true);
 		return rc;
 	}
 	*out = dev;
@@ -748,14 +727,18 @@ static void dev_conns_stop(struct pmd_blk *dev, bool drop)
 	}
 }
 
-void pmd_blk_destroy(struct pmd_blk *dev)
+int pmd_blk_close(struct pmd_blk *dev, bool force)
 {
 	unsigned i;
 
 	if (dev == NULL)
-		return;
+		return 0;
 	pthread_mutex_lock(&ctl_lock);
-	dev->closing = true;
+	if (!force && dev->stats.live_conns > 0) {
+		pthread_mutex_unlock(&ctl_lock);
+		return -EBUSY;
+	}
+	dev->closing = true; /* no new connection from here on */
 	dev_conns_stop(dev, false);
 	pthread_mutex_unlock(&ctl_lock);
 	/*
@@ -772,44 +755,82 @@ void pmd_blk_destroy(struct pmd_blk *dev)
 	pthread_mutex_unlock(&ctl_lock);
 	unlink(dev->path);
 	free(dev);
+	return 0;
 }
 
-static void stats_print_queue(FILE *out, unsigned qid, const struct pmd_vq_stats *s)
+void pmd_blk_destroy(struct pmd_blk *dev)
 {
-	fprintf(out,
-		"  q%u requests %" PRIu64 " read_bytes %" PRIu64 " write_bytes %" PRIu64
-		" errors %" PRIu64 " kicks %" PRIu64 " calls %" PRIu64 " calls_saved %" PRIu64
-		" deferred %" PRIu64 " late %" PRIu64 " late_ns_avg %" PRIu64
-		" late_ns_max %" PRIu64 " broken %" PRIu64 " resubmitted %" PRIu64 "\n",
-		qid, s->requests, s->rd_bytes, s->wr_bytes, s->errors, s->kicks, s->calls,
-		s->calls_saved, s->deferred, s->late, s->late ? s->late_ns_sum / s->late : 0,
-		s->late_ns_max, s->broken, s->resubmitted);
+	pmd_blk_close(dev, true);
 }
 
-void pmd_stats(FILE *out)
+/* Add the running queue qid of every connection of dev to q (ctl_lock held). */
+static void stats_of_live_queue(struct pmd_blk *dev, uint16_t qid, struct pmd_queue_snap *q)
 {
-	unsigned i, q;
+	int vid;
 
+	for (vid = 0; vid < PMD_MAX_VID; vid++) {
+		struct pmd_conn *c = by_vid[vid];
+
+		if (c == NULL || c->dev != dev || c->vq[qid] == NULL)
+			continue;
+		dev->stats.kicks[qid] += kicks_drain(c->vq[qid]->kickfd);
+		pmd_vq_stats_add(&q->st, &c->vq[qid]->st);
+		q->poller = (int)c->vq[qid]->poller;
+	}
+}
+
+void pmd_blk_stats(struct pmd_blk *dev, struct pmd_dev_snap *out)
+{
+	uint16_t qid;
+
+	memset(out, 0, sizeof(*out));
+	snprintf(out->path, sizeof(out->path), "%s", dev->path);
+	out->queues = dev->params.queues;
 	pthread_mutex_lock(&ctl_lock);
-	for (i = 0; i < nstats; i++) {
-		const struct pmd_blk_stats *rec = &stats_recs[i];
+	out->connections = dev->stats.connections;
+	out->live_conns = dev->stats.live_conns;
+	for (qid = 0; qid < dev->params.queues; qid++) {
+		struct pmd_queue_snap *q = &out->q[qid];
 
-		fprintf(out, "device %s connections %" PRIu64 "\n", rec->path, rec->connections);
-		for (q = 0; q < rec->queues; q++) {
-			struct pmd_vq_stats s = rec->q[q];
-			int vid;
-
-			for (vid = 0; vid < PMD_MAX_VID; vid++) {
-				struct pmd_conn *c = by_vid[vid];
-
-				if (c != NULL && c->dev->stats == rec && c->vq[q] != NULL) {
-					c->vq[q]->st.kicks += kicks_drain(c->vq[q]->kickfd);
-					stats_add(&s, &c->vq[q]->st);
-				}
-			}
-			stats_print_queue(out, q, &s);
-		}
+		q->st = dev->stats.q[qid];
+		q->poller = -1;
+		stats_of_live_queue(dev, qid, q);
+		q->kicks = dev->stats.kicks[qid];
 	}
 	pthread_mutex_unlock(&ctl_lock);
-	pmd_poller_stats(out);
+}
+
+static void stats_zero_on_poller(void *arg)
+{
+	pmd_vq_stats_zero(&((struct pmd_vq *)arg)->st);
+}
+
+void pmd_blk_stats_reset(struct pmd_blk *dev)
+{
+	uint16_t qid;
+	int vid;
+
+	pthread_mutex_lock(&ctl_lock);
+	for (vid = 0; vid < PMD_MAX_VID; vid++) {
+		struct pmd_conn *c = by_vid[vid];
+
+		for (qid = 0; c != NULL && c->dev == dev && qid < PMD_MAX_QUEUES; qid++) {
+			if (c->vq[qid] == NULL)
+				continue;
+			kicks_drain(c->vq[qid]->kickfd);
+			pmd_poller_call(c->vq[qid]->poller, stats_zero_on_poller, c->vq[qid]);
+		}
+	}
+	memset(dev->stats.q, 0, sizeof(dev->stats.q));
+	memset(dev->stats.kicks, 0, sizeof(dev->stats.kicks));
+	dev->stats.connections = dev->stats.live_conns;
+	pthread_mutex_unlock(&ctl_lock);
+}
+
+void pmd_blk_model_call(struct pmd_blk *dev, void (*fn)(void *arg), void *arg)
+{
+	if (dev->target.ops->single_writer)
+		pmd_poller_call(queue_poller(dev, 0), fn, arg);
+	else
+		fn(arg);
 }

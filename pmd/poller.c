@@ -39,11 +39,13 @@
 /* pmd_pollers_stop(): sleep between checks that the main lcore's loop has exited (us). */
 #define MAIN_EXIT_CHECK_US 100
 
-enum ctl_type { CTL_ATTACH, CTL_DETACH };
+enum ctl_type { CTL_ATTACH, CTL_DETACH, CTL_CALL };
 
 struct ctl_msg {
 	enum ctl_type type;
 	struct pmd_vq *q;
+	void (*fn)(void *arg); /* CTL_CALL */
+	void *arg;
 	volatile int done; /* set by whoever applied the message */
 };
 
@@ -51,9 +53,8 @@ struct pmd_poller {
 	/* poller-owned, hot */
 	struct pmd_vq *vqs[PMD_POLLER_MAX_VQ];
 	unsigned nvq;
-	uint64_t sweeps;
-	uint64_t busy_sweeps;
-	struct pmd_chain chain; /* scratch for the chain walker */
+	struct pmd_poller_stats st; /* written by this poller only (pmd_stats.h) */
+	struct pmd_chain chain;	    /* scratch for the chain walker */
 	/* shared with control */
 	struct rte_ring *ctl __rte_cache_aligned;
 	volatile int stop;
@@ -96,7 +97,7 @@ static void ctl_wait(const struct pmd_poller *p, struct ctl_msg *m)
 		if ((spins & CTL_WAIT_CLOCK_MASK) != 0)
 			continue;
 		now = pmd_now_ns();
-		s = __atomic_load_n(&p->sweeps, __ATOMIC_RELAXED);
+		s = PMD_CTR_READ(p->st.sweeps);
 		if (t0 == 0) {
 			t0 = now;
 			next = now + CTL_WAIT_WARN_AFTER_NS;
@@ -117,17 +118,21 @@ static void poller_apply(struct pmd_poller *p, struct ctl_msg *m)
 {
 	unsigned i;
 
-	if (m->type == CTL_ATTACH) {
-		if (p->nvq < PMD_POLLER_MAX_VQ)
-			p->vqs[p->nvq++] = m->q;
-		else
+	if (m->type == CTL_CALL) {
+		m->fn(m->arg);
+	} else if (m->type == CTL_ATTACH) {
+		if (p->nvq < PMD_POLLER_MAX_VQ) {
+			p->vqs[p->nvq] = m->q;
+			PMD_CTR_SET(p->nvq, p->nvq + 1); /* read by pmd_pollers_stats() */
+		} else
 			PMD_LOG(ERR, "poller %u: more than %u queues; %s queue %u not served",
 				p->idx, PMD_POLLER_MAX_VQ, m->q->name, m->q->qid);
 	} else {
 		for (i = 0; i < p->nvq; i++) {
 			if (p->vqs[i] != m->q)
 				continue;
-			p->vqs[i] = p->vqs[--p->nvq];
+			p->vqs[i] = p->vqs[p->nvq - 1];
+			PMD_CTR_SET(p->nvq, p->nvq - 1);
 			pmd_vq_flush(m->q, pmd_now_ns());
 			break;
 		}
@@ -156,9 +161,9 @@ static int poller_loop(void *arg)
 		/* a fresh clock per queue: due completions of later queues stay on time */
 		for (i = 0; i < p->nvq; i++)
 			work += pmd_vq_sweep(p->vqs[i], pmd_now_ns(), &p->chain);
-		p->sweeps++;
+		PMD_CTR_INC(p->st.sweeps);
 		if (work)
-			p->busy_sweeps++;
+			PMD_CTR_INC(p->st.busy_sweeps);
 		else
 			rte_pause();
 	}
@@ -251,21 +256,26 @@ int pmd_poller_attach(unsigned idx, struct pmd_vq *q)
 	return 0;
 }
 
-void pmd_poller_detach(struct pmd_vq *q)
+/* Have p apply m (or apply it here while p is not running); returns once applied. */
+static void ctl_apply_sync(struct pmd_poller *p, struct ctl_msg *m)
 {
-	struct pmd_poller *p = pollers[q->poller];
-	struct ctl_msg m = {.type = CTL_DETACH, .q = q};
-
 	pthread_mutex_lock(&poller_lock);
 	if (!p->running) {
-		poller_apply(p, &m);
+		poller_apply(p, m);
 		pthread_mutex_unlock(&poller_lock);
 		return;
 	}
-	while (rte_ring_mp_enqueue(p->ctl, &m) != 0)
+	while (rte_ring_mp_enqueue(p->ctl, m) != 0)
 		rte_pause();
 	pthread_mutex_unlock(&poller_lock);
-	ctl_wait(p, &m);
+	ctl_wait(p, m);
+}
+
+void pmd_poller_detach(struct pmd_vq *q)
+{
+	struct ctl_msg m = {.type = CTL_DETACH, .q = q};
+
+	ctl_apply_sync(pollers[q->poller], &m);
 }
 
 int pmd_pollers_start(void)
@@ -333,15 +343,47 @@ void pmd_pollers_stop(void)
 	}
 }
 
-void pmd_poller_stats(FILE *out)
+unsigned pmd_pollers_stats(struct pmd_poller_snap *out, unsigned max)
 {
 	unsigned i;
 
-	for (i = 0; i < npollers; i++) {
+	for (i = 0; i < npollers && i < max; i++) {
 		const struct pmd_poller *p = pollers[i];
 
-		fprintf(out,
-			"poller %u lcore %u queues %u sweeps %" PRIu64 " busy_sweeps %" PRIu64 "\n",
-			i, p->lcore, p->nvq, p->sweeps, p->busy_sweeps);
+		out[i].idx = i;
+		out[i].lcore = p->lcore;
+		out[i].nvq = __atomic_load_n(&p->nvq, __ATOMIC_RELAXED);
+#define POLLER_SNAP_(field, name, kind) out[i].st.field = PMD_CTR_READ(p->st.field);
+		PMD_POLLER_COUNTERS(POLLER_SNAP_)
+#undef POLLER_SNAP_
 	}
+	return i;
+}
+
+void pmd_poller_call(unsigned idx, void (*fn)(void *arg), void *arg)
+{
+	struct ctl_msg m = {.type = CTL_CALL, .fn = fn, .arg = arg};
+
+	ctl_apply_sync(pollers[idx % npollers], &m);
+}
+
+/* On poller p: zero its own counters and those of every queue it serves. */
+static void poller_stats_zero(void *arg)
+{
+	struct pmd_poller *p = arg;
+	unsigned i;
+
+#define POLLER_ZERO_(field, name, kind) PMD_CTR_SET(p->st.field, 0);
+	PMD_POLLER_COUNTERS(POLLER_ZERO_)
+#undef POLLER_ZERO_
+	for (i = 0; i < p->nvq; i++)
+		pmd_vq_stats_zero(&p->vqs[i]->st);
+}
+
+void pmd_pollers_stats_reset(void)
+{
+	unsigned i;
+
+	for (i = 0; i < npollers; i++)
+		pmd_poller_call(i, poller_stats_zero, pollers[i]);
 }

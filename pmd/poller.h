@@ -32,7 +32,12 @@ int pmd_poller_attach(unsigned idx, struct pmd_vq *q);
 /* Take q back from its poller; returns once the poller has let go of it. */
 void pmd_poller_detach(struct pmd_vq *q);
 
-/* Print per-poller counters. */
-void pmd_poller_stats(FILE *out);
+/*
+ * Run fn(arg) on poller idx (between two sweeps) and return once it has
+ * run; while the poller is not running, run it here.  Control code uses it
+ * to act on what only the poller may write (its queues' counters, a
+ * single-writer model's state).  Not from a poller.
+ */
+void pmd_poller_call(unsigned idx, void (*fn)(void *arg), void *arg);
 
 #endif /* PMD_POLLER_H */

@@ -137,7 +137,7 @@ void pmd_vq_free(struct pmd_vq *q)
 static void vq_break(struct pmd_vq *q, const char *why)
 {
 	q->broken = true;
-	q->st.broken++;
+	PMD_CTR_INC(q->st.broken);
 	PMD_LOG(ERR, "%s queue %u: %s; queue stopped", q->name, q->qid, why);
 }
 
@@ -214,12 +214,11 @@ static unsigned vq_post_due(struct pmd_vq *q, uint64_t now)
 		uint64_t late = now - p.due_ns;
 
 		vq_complete(q, p.head, p.status, p.st, p.used_len);
-		q->st.deferred++;
+		PMD_CTR_INC(q->st.deferred);
 		if (late > PMD_LATE_NS) {
-			q->st.late++;
-			q->st.late_ns_sum += late;
-			if (late > q->st.late_ns_max)
-				q->st.late_ns_max = late;
+			PMD_CTR_INC(q->st.late);
+			PMD_CTR_ADD(q->st.late_ns_sum, late);
+			PMD_CTR_RAISE(q->st.late_ns_max, late);
 		}
 		n++;
 	}
@@ -228,11 +227,11 @@ static unsigned vq_post_due(struct pmd_vq *q, uint64_t now)
 
 static void vq_account(struct pmd_vq *q, const struct pmd_blk_done *d)
 {
-	q->st.requests++;
-	q->st.rd_bytes += d->rd_bytes;
-	q->st.wr_bytes += d->wr_bytes;
+	PMD_CTR_INC(q->st.requests);
+	PMD_CTR_ADD(q->st.rd_bytes, d->rd_bytes);
+	PMD_CTR_ADD(q->st.wr_bytes, d->wr_bytes);
 	if (d->status != VIRTIO_BLK_S_OK)
-		q->st.errors++;
+		PMD_CTR_INC(q->st.errors);
 }
 
 /* Serve one request at head; false when the queue had to stop. */
@@ -271,7 +270,7 @@ static unsigned vq_resubmit(struct pmd_vq *q, uint64_t now, struct pmd_chain *c)
 	while (q->resubmit_pos < q->nresubmit && q->nheap < q->size) {
 		if (!vq_serve(q, q->resubmit[q->resubmit_pos++], now, c))
 			break;
-		q->st.resubmitted++;
+		PMD_CTR_INC(q->st.resubmitted);
 		n++;
 	}
 	return n;
@@ -344,7 +343,7 @@ static void vq_call(struct pmd_vq *q)
 	static const uint64_t one = 1;
 
 	if (q->callfd >= 0 && write(q->callfd, &one, sizeof(one)) == sizeof(one))
-		q->st.calls++;
+		PMD_CTR_INC(q->st.calls);
 }
 
 /* Publish used->idx and send at most one call if the guest asked for it. */
@@ -364,7 +363,7 @@ static void vq_publish_notify(struct pmd_vq *q)
 	if (need && q->callfd >= 0)
 		vq_call(q);
 	else
-		q->st.calls_saved++;
+		PMD_CTR_INC(q->st.calls_saved);
 }
 
 unsigned pmd_vq_sweep(struct pmd_vq *q, uint64_t now_ns, struct pmd_chain *scratch)
@@ -394,9 +393,9 @@ void pmd_vq_flush(struct pmd_vq *q, uint64_t now_ns)
 		struct pmd_vq_pending p = heap_pop(q);
 
 		vq_complete(q, p.head, p.status, p.st, p.used_len);
-		q->st.deferred++;
+		PMD_CTR_INC(q->st.deferred);
 		if (p.due_ns < now_ns && now_ns - p.due_ns > PMD_LATE_NS)
-			q->st.late++;
+			PMD_CTR_INC(q->st.late);
 	}
 	if (q->used_idx != used_before)
 		vq_publish_notify(q);

@@ -20,6 +20,7 @@
 #include <rte_vhost.h>
 
 #include "pmd/blk_req.h"
+#include "pmd/pmd_stats.h"
 #include "pmd/vq_chain.h"
 
 /* A completion is "late" when posted more than this after its due time. */
@@ -41,23 +42,6 @@
 #ifndef PMD_VQ_LOOKAHEAD
 #define PMD_VQ_LOOKAHEAD 4
 #endif
-
-/* Counters of one queue; summed by pmd_stats(). */
-struct pmd_vq_stats {
-	uint64_t requests;    /* requests completed */
-	uint64_t rd_bytes;    /* data bytes read by the guest */
-	uint64_t wr_bytes;    /* data bytes written by the guest */
-	uint64_t errors;      /* requests answered IOERR or UNSUPP */
-	uint64_t calls;	      /* interrupts sent (callfd writes) */
-	uint64_t calls_saved; /* used-ring updates the guest did not want a call for */
-	uint64_t deferred;    /* completions posted from the timer heap */
-	uint64_t late;	      /* of those, posted more than PMD_LATE_NS after due */
-	uint64_t late_ns_sum;
-	uint64_t late_ns_max;
-	uint64_t broken;      /* times the queue was stopped for an unanswerable chain */
-	uint64_t resubmitted; /* requests replayed from the inflight region */
-	uint64_t kicks;	      /* guest notifications received (counted by control code) */
-} __rte_cache_aligned;
 
 /* A completion waiting for its due time. */
 struct pmd_vq_pending {
@@ -108,7 +92,7 @@ struct pmd_vq {
 	uint16_t signalled_used; /* used_idx when the last call decision was made */
 	uint16_t avail_event;	 /* value last written to avail_event */
 	int callfd;
-	int kickfd; /* control code only: drained to count kicks */
+	int kickfd; /* control code only: drained to count kicks (never read here) */
 	bool event_idx;
 	bool indirect;
 	bool broken;
@@ -121,7 +105,7 @@ struct pmd_vq {
 	uint16_t *resubmit;
 	int vid;
 	uint16_t qid;
-	struct pmd_vq_stats st;
+	struct pmd_vq_stats st; /* written by the owning poller only (pmd_stats.h) */
 	/* control-owned identity */
 	unsigned poller;
 	const char *name; /* device socket path, for log lines */

@@ -43,7 +43,7 @@ skip_unless_ready() {
 start_femud() {
 	local args=() d
 	for d in "$@"; do args+=(--dev "$d"); done
-	taskset -c 0 "$FEMUD" --lcores 0 "${args[@]}" >"$FEMUD_LOG" 2>&1 &
+	taskset -c 0 "$FEMUD" --rpc none --lcores 0 "${args[@]}" >"$FEMUD_LOG" 2>&1 &
 	FEMUD_PID=$!
 	for _ in $(seq 1 300); do
 		grep -q "femud: ready" "$FEMUD_LOG" 2>/dev/null && return 0

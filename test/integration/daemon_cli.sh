@@ -46,7 +46,7 @@ if [ $? -eq 0 ] && grep -q "dev $T/a.sock model=nossd capacity=8388608" <<<"$out
 	ok "--dry-run prints the plan"; else ko "--dry-run: $out"; fi
 
 # A backend larger than the machine's memory: refused before anything is touched.
-out=$("$FEMUD" --no-huge --lcores 0@0 --dev "path=$T/big.sock,devsz_mb=16000000" 2>&1); rc=$?
+out=$("$FEMUD" --no-huge --rpc none --lcores 0@0 --dev "path=$T/big.sock,devsz_mb=16000000" 2>&1); rc=$?
 if [ $rc -eq 1 ] && grep -q "devsz_mb=16000000: backend memory: .*available" <<<"$out" && [ ! -e "$T/big.sock" ]; then
 	ok "a backend larger than the memory is refused: $out"; else ko "huge backend: rc=$rc: $out"; fi
 
@@ -66,7 +66,7 @@ wait_log() {
 # start_femud NAME ARGS...: start in the background (pid in $pid), wait for "femud: ready"
 start_femud() {
 	local name=$1; shift
-	"$FEMUD" --no-huge --lcores 0@0 "$@" >"$T/$name.log" 2>&1 &
+	"$FEMUD" --no-huge --rpc none --lcores 0@0 "$@" >"$T/$name.log" 2>&1 &
 	pid=$!
 	pids+=("$pid")
 	for _ in $(seq 1 150); do
@@ -81,7 +81,7 @@ if start_femud first --dev "path=$T/f.sock,devsz_mb=16"; then
 	ok "femud starts and says ready"
 	mode=$(stat -c %a "$T/f.sock")
 	[ "$mode" = 600 ] && ok "socket mode 0600 by default" || ko "socket mode $mode"
-	out=$("$FEMUD" --no-huge --lcores 0@0 --dev "path=$T/f.sock,devsz_mb=16" 2>&1); rc=$?
+	out=$("$FEMUD" --no-huge --rpc none --lcores 0@0 --dev "path=$T/f.sock,devsz_mb=16" 2>&1); rc=$?
 	if [ $rc -ne 0 ] && grep -q "$T/f.sock" <<<"$out"; then ok "a second femud on a live socket path refuses (rc=$rc)"
 	else ko "second femud on a live path: rc=$rc: $out"; fi
 	kill -0 "$pid" 2>/dev/null && ok "the first femud still runs" || ko "first femud died"

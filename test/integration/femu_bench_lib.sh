@@ -33,10 +33,14 @@ start_femud() {
 }
 
 # start_femud_opts NAME OPTIONS...: femud --no-huge OPTIONS, log in $T/NAME.log,
-# wait until it is ready; sets FEMUD_PID
+# control socket $T/NAME.rpc (unless OPTIONS has --rpc), wait until it is ready;
+# sets FEMUD_PID and RPC (the control socket, for femuctl -s)
 start_femud_opts() {
 	local name=$1; shift
-	"$FEMUD" --no-huge "$@" >"$T/$name.log" 2>&1 &
+	local rpc=(--rpc "$T/$name.rpc")
+	[[ " $* " == *" --rpc "* ]] && rpc=()
+	RPC=$T/$name.rpc
+	"$FEMUD" --no-huge "${rpc[@]}" "$@" >"$T/$name.log" 2>&1 &
 	FEMUD_PID=$!
 	pids+=("$FEMUD_PID")
 	for _ in $(seq 1 200); do

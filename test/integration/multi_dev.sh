@@ -9,7 +9,7 @@
 S1=$T/nossd.sock S2=$T/bbssd.sock
 BB="femu_mode=1,nchs=2,luns_per_ch=2,blks_per_pl=16,pgs_per_blk=64,op_pcent=25"
 BB="$BB,pg_rd_lat=1000,pg_wr_lat=2000,blk_er_lat=5000,queues=4"
-"$FEMUD" --no-huge --lcores 0@0,1@0,2@1 --dev "path=$S1,devsz_mb=64,queues=4" \
+"$FEMUD" --no-huge --rpc none --lcores 0@0,1@0,2@1 --dev "path=$S1,devsz_mb=64,queues=4" \
 	--dev "path=$S2,$BB" >"$T/m.log" 2>&1 &
 FEMUD_PID=$!
 pids+=("$FEMUD_PID")

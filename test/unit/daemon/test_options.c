@@ -145,6 +145,12 @@ Test(options, global_errors_name_the_option)
 	    {3, {"femud", "--qemu-pid", "0"}, "--qemu-pid"},
 	    {5, {"femud", "--dev", "path=/tmp/s", "--dev", "path=/tmp/s"}, "given twice"},
 	    {4, {"femud", "--dev", "path=/tmp/s", "extra"}, "extra"},
+	    {3, {"femud", "--rpc", ""}, "--rpc"},
+	    {3,
+	     {"femud", "--rpc",
+	      "/tmp/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+	      "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"},
+	     "--rpc"},
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -189,5 +195,30 @@ Test(options, a_second_parse_forgets_the_first_argv)
 	cr_assert_eq(parse(&o, 3, second), 0, "%s", err);
 	cr_assert_eq(o.ndevs, 1);
 	cr_assert_str_eq(o.devs[0].path, "/tmp/second");
+	femud_opts_free(&o);
+}
+
+Test(options, rpc_socket_default_none_and_empty_start)
+{
+	struct femud_opts o;
+	const char *dflt[] = {"femud", "--dev", "path=/tmp/s"};
+	const char *none[] = {"femud", "--rpc", "none", "--dev", "path=/tmp/s"};
+	const char *empty[] = {"femud", "--rpc", "/tmp/r.sock"};
+	const char *cfg[] = {"femud", "--config", "/tmp/c.json"};
+
+	cr_assert_eq(parse(&o, 3, dflt), 0, "%s", err);
+	cr_assert_str_eq(femud_opts_rpc_path(&o), FEMUD_RPC_DEFAULT);
+	femud_opts_free(&o);
+	cr_assert_eq(parse(&o, 5, none), 0, "%s", err);
+	cr_assert_null(femud_opts_rpc_path(&o));
+	femud_opts_free(&o);
+	/* --rpc without --dev: an empty daemon that waits for devices */
+	cr_assert_eq(parse(&o, 3, empty), 0, "%s", err);
+	cr_assert_eq(o.ndevs, 0);
+	cr_assert_str_eq(femud_opts_rpc_path(&o), "/tmp/r.sock");
+	femud_opts_free(&o);
+	/* --config alone: the devices come from the file */
+	cr_assert_eq(parse(&o, 3, cfg), 0, "%s", err);
+	cr_assert_str_eq(o.config, "/tmp/c.json");
 	femud_opts_free(&o);
 }

@@ -196,6 +196,16 @@ Test(bbssd_params, capacity_not_whole_pages)
 	expect_error("", 1 * MIB + 512, "devsz_mb", "pages");
 }
 
+static void sink_u64(void *arg, const char *key, uint64_t v)
+{
+	fprintf(arg, "%s %llu\n", key, (unsigned long long)v);
+}
+
+static void sink_f64(void *arg, const char *key, double v)
+{
+	fprintf(arg, "%s %.3f\n", key, v);
+}
+
 Test(bbssd_params, stats_lists_counters)
 {
 	char *text = NULL;
@@ -204,7 +214,9 @@ Test(bbssd_params, stats_lists_counters)
 
 	tdev_open(&dev, TUTORIAL, 0);
 	tdev_fill(&dev, 8 * MIB, 128 * KIB);
-	fm_bbssd_ops.stats(dev.model, out);
+	struct fm_stats_sink sink = {.u64 = sink_u64, .f64 = sink_f64, .arg = out};
+
+	fm_bbssd_ops.stats(dev.model, &sink);
 	fclose(out);
 	const char *keys[] = {"host_write_pages 2048\n",
 			      "nand_write_pages 2048\n",

@@ -1,0 +1,514 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * femuctl.c - command-line client of femud's JSON-RPC control socket:
+ * create / delete / list devices, show and reset counters (once, or as
+ * per-second rates with --watch), change model timings, save the running
+ * configuration.  Tables for people, --json for scripts.
+ *
+ * Exit status: 0 done; 1 femud answered with another error; 2 usage;
+ * 3 no such device; 4 socket path already a device's or in use; 5 a
+ * frontend is connected; 6 a bad device option or parameter; 7 femud not
+ * reachable (or the connection failed).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ctl_client.h"
+
+#define CTL_DEFAULT_SOCK "/var/tmp/femud.sock"
+#define EXIT_USAGE 2
+#define EXIT_TRANSPORT 7
+
+struct ctl {
+	const char *sock;
+	bool json;
+	double watch; /* seconds, 0: once */
+	long count;   /* --watch iterations, 0: until Ctrl-C */
+	bool force;
+	int timeout_ms;
+	struct ctl_client cl;
+};
+
+static volatile sig_atomic_t g_stop;
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	g_stop = 1;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(
+	    out,
+	    "Usage: femuctl [-s RPC_SOCK] [--timeout SEC] COMMAND [ARGS]\n"
+	    "\n"
+	    "Commands:\n"
+	    "  create 'path=SOCK,key=value,...'   new device (the keys of femud --dev)\n"
+	    "  delete SOCK [--force]             remove a device (--force: even with a VM on it)\n"
+	    "  list [SOCK] [--json]              devices, options, frontend, queue pollers\n"
+	    "  stats [SOCK] [--json] [--watch SEC [--count N]]\n"
+	    "                                    counters; --watch: per-second rates until Ctrl-C\n"
+	    "  stats-reset [SOCK]                zero the counters\n"
+	    "  set SOCK key=value...             change model timings (pg_rd_lat, ...) at runtime\n"
+	    "  save-config FILE                  write the running configuration ('-': stdout)\n"
+	    "                                    for femud --config FILE\n"
+	    "  call METHOD [PARAMS_JSON]         any RPC method, raw JSON result\n"
+	    "\n"
+	    "RPC_SOCK: -s, else $FEMUD_RPC, else " CTL_DEFAULT_SOCK ".\n"
+	    "Exit status: 0 ok, 1 other RPC error, 2 usage, 3 no such device, 4 socket path in\n"
+	    "use, 5 frontend connected, 6 bad option or parameter, 7 femud not reachable.\n");
+}
+
+/* RPC error code -> exit status (see the file comment). */
+static int exit_of_code(int code)
+{
+	switch (code) {
+	case -32001:
+		return 3;
+	case -32002:
+		return 4;
+	case -32003:
+		return 5;
+	case -32004:
+	case -32602:
+		return 6;
+	default:
+		return 1;
+	}
+}
+
+/* Call and report: 0 with *res, else the exit status (message printed). */
+static int call(struct ctl *c, const char *method, json_t *params, json_t **res)
+{
+	char msg[1024];
+	int code = 0;
+	int rc = ctl_call(&c->cl, method, params, res, &code, msg, sizeof(msg));
+
+	json_decref(params);
+	if (rc == 0)
+		return 0;
+	if (rc < 0) {
+		fprintf(stderr, "femuctl: %s\n", msg);
+		return EXIT_TRANSPORT;
+	}
+	fprintf(stderr, "femuctl: %s: %s (error %d)\n", method, msg, code);
+	return exit_of_code(code);
+}
+
+static void print_json(const json_t *j)
+{
+	json_dumpf(j, stdout, JSON_INDENT(2));
+	fputc('\n', stdout);
+}
+
+static int64_t iget(const json_t *o, const char *key)
+{
+	return (int64_t)json_integer_value(json_object_get(o, key));
+}
+
+static double num(const json_t *o, const char *key)
+{
+	return json_number_value(json_object_get(o, key));
+}
+
+static const char *sget(const json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s ? s : "-";
+}
+
+/* ---- list ---- */
+
+static void list_row(const json_t *d)
+{
+	char pollers[256] = "", pid[16] = "-";
+	const json_t *p;
+	size_t i, len = 0;
+
+	json_array_foreach(json_object_get(d, "queue_pollers"), i, p)
+	{
+		if (len < sizeof(pollers))
+			len += (size_t)snprintf(pollers + len, sizeof(pollers) - len, "%s%s",
+						i ? "," : "", json_integer_value(p) < 0 ? "-" : "");
+		if (json_integer_value(p) >= 0 && len < sizeof(pollers))
+			len += (size_t)snprintf(pollers + len, sizeof(pollers) - len,
+						"%" JSON_INTEGER_FORMAT, json_integer_value(p));
+	}
+	if (iget(d, "frontend_pid") > 0)
+		snprintf(pid, sizeof(pid), "%" PRId64, iget(d, "frontend_pid"));
+	printf("%-40s %-6s %10.1f %6" PRId64 " %6" PRId64 " %-9s %-8s %s\n", sget(d, "path"),
+	       sget(d, "model"), num(d, "capacity_bytes") / 1048576.0, iget(d, "queues"),
+	       iget(d, "backend_node"), iget(d, "connected") > 0 ? "yes" : "no", pid, pollers);
+}
+
+static int cmd_list(struct ctl *c, const char *path)
+{
+	json_t *res, *d;
+	size_t i;
+	int rc = call(c, "list", path ? json_pack("{s:s}", "path", path) : NULL, &res);
+
+	if (rc != 0)
+		return rc;
+	if (c->json) {
+		print_json(res);
+	} else {
+		printf("%-40s %-6s %10s %6s %6s %-9s %-8s %s\n", "SOCKET", "MODEL", "SIZE_MB",
+		       "QUEUES", "NODE", "CONNECTED", "PID", "POLLERS");
+		json_array_foreach(res, i, d) list_row(d);
+	}
+	json_decref(res);
+	return 0;
+}
+
+/* ---- stats ---- */
+
+static void stats_table(const json_t *res)
+{
+	const json_t *d, *p;
+	size_t i;
+
+	printf("%-40s %12s %10s %10s %7s %7s %10s %9s %12s %12s %7s %7s %6s\n", "SOCKET",
+	       "REQUESTS", "READ_MB", "WRITE_MB", "ERRORS", "KICKS", "DEFERRED", "LATE",
+	       "LATE_AVG_US", "LATE_MAX_US", "WA", "GC", "FREE");
+	json_array_foreach(json_object_get(res, "devices"), i, d)
+	{
+		const json_t *t = json_object_get(d, "totals"),
+			     *m = json_object_get(d, "model_stats");
+		bool bb = json_object_get(m, "gc_runs") != NULL;
+
+		printf("%-40s %12" PRId64 " %10.1f %10.1f %7" PRId64 " %7" PRId64 " %10" PRId64
+		       " %9" PRId64 " %12.1f %12.1f",
+		       sget(d, "path"), iget(t, "requests"), num(t, "read_bytes") / 1048576.0,
+		       num(t, "write_bytes") / 1048576.0, iget(t, "errors"), iget(t, "kicks"),
+		       iget(t, "deferred"), iget(t, "late"), num(t, "late_ns_avg") / 1000.0,
+		       num(t, "late_ns_max") / 1000.0);
+		if (bb)
+			printf(" %7.3f %7" PRId64 " %6" PRId64 "\n", num(m, "write_amplification"),
+			       iget(m, "gc_runs"), iget(m, "lines_free"));
+		else
+			printf(" %7s %7s %6s\n", "-", "-", "-");
+	}
+	printf("\n%-6s %5s %6s %14s %6s\n", "POLLER", "LCORE", "QUEUES", "SWEEPS", "BUSY%");
+	json_array_foreach(json_object_get(res, "pollers"), i, p)
+	{
+		double sw = num(p, "sweeps");
+
+		printf("%-6" PRId64 " %5" PRId64 " %6" PRId64 " %14.0f %6.1f\n", iget(p, "id"),
+		       iget(p, "lcore"), iget(p, "queues"), sw,
+		       sw > 0 ? 100.0 * num(p, "busy_sweeps") / sw : 0.0);
+	}
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The device named path in a stats result, or NULL. */
+static const json_t *dev_in(const json_t *res, const char *path)
+{
+	const json_t *d;
+	size_t i;
+
+	json_array_foreach(json_object_get(res, "devices"), i,
+			   d) if (strcmp(sget(d, "path"), path) == 0) return d;
+	return NULL;
+}
+
+static double delta(const json_t *a, const json_t *b, const char *key)
+{
+	return num(b, key) - num(a, key);
+}
+
+/* One line per device: rates between two stats results dt seconds apart. */
+static void watch_rows(const json_t *prev, const json_t *cur, double dt, bool json)
+{
+	const json_t *d;
+	size_t i;
+
+	json_array_foreach(json_object_get(cur, "devices"), i, d)
+	{
+		const json_t *p = dev_in(prev, sget(d, "path"));
+		const json_t *t = json_object_get(d, "totals"),
+			     *m = json_object_get(d, "model_stats");
+		const json_t *pt = p ? json_object_get(p, "totals") : NULL;
+		const json_t *pm = p ? json_object_get(p, "model_stats") : NULL;
+		double iops = pt ? delta(pt, t, "requests") / dt : 0;
+		double rd = pt ? delta(pt, t, "read_bytes") / dt / 1e6 : 0;
+		double wr = pt ? delta(pt, t, "write_bytes") / dt / 1e6 : 0;
+		double late = pt ? delta(pt, t, "late") / dt : 0;
+		double hw = pm ? delta(pm, m, "host_write_pages") : 0;
+		double nw = pm ? delta(pm, m, "nand_write_pages") : 0;
+		double wa = hw > 0 ? nw / hw : 0;
+
+		if (json)
+			printf(
+			    "{\"path\":\"%s\",\"iops\":%.1f,\"read_mbps\":%.2f,\"write_mbps\":%.2f,"
+			    "\"late_per_s\":%.1f,\"wa\":%.3f}\n",
+			    sget(d, "path"), iops, rd, wr, late, wa);
+		else
+			printf("%-40s %10.0f %9.1f %9.1f %9.1f %6.3f\n", sget(d, "path"), iops, rd,
+			       wr, late, wa);
+	}
+	fflush(stdout);
+}
+
+static int stats_watch(struct ctl *c, const char *path)
+{
+	json_t *prev = NULL, *cur;
+	double t0 = now_s(), t1;
+	int rc = call(c, "stats", path ? json_pack("{s:s}", "path", path) : NULL, &prev);
+
+	for (long n = 0; rc == 0 && !g_stop && (c->count == 0 || n < c->count); n++) {
+		struct timespec ts = {(time_t)c->watch,
+				      (long)((c->watch - (time_t)c->watch) * 1e9)};
+
+		while (nanosleep(&ts, &ts) != 0 && !g_stop)
+			;
+		if (g_stop)
+			break;
+		rc = call(c, "stats", path ? json_pack("{s:s}", "path", path) : NULL, &cur);
+		if (rc != 0)
+			break;
+		t1 = now_s();
+		if (!c->json)
+			printf("%-40s %10s %9s %9s %9s %6s\n", "SOCKET", "IOPS", "RD_MB/s",
+			       "WR_MB/s", "LATE/s", "WA");
+		watch_rows(prev, cur, t1 - t0, c->json);
+		json_decref(prev);
+		prev = cur;
+		t0 = t1;
+	}
+	json_decref(prev);
+	return rc;
+}
+
+static int cmd_stats(struct ctl *c, const char *path)
+{
+	json_t *res;
+	int rc;
+
+	if (c->watch > 0)
+		return stats_watch(c, path);
+	rc = call(c, "stats", path ? json_pack("{s:s}", "path", path) : NULL, &res);
+	if (rc != 0)
+		return rc;
+	if (c->json)
+		print_json(res);
+	else
+		stats_table(res);
+	json_decref(res);
+	return 0;
+}
+
+/* ---- create, delete, set, save-config, call ---- */
+
+static int cmd_simple(struct ctl *c, const char *method, json_t *params)
+{
+	json_t *res;
+	int rc = call(c, method, params, &res);
+
+	if (rc != 0)
+		return rc;
+	if (c->json)
+		print_json(res);
+	json_decref(res);
+	return 0;
+}
+
+static int cmd_set(struct ctl *c, const char *path, char **kvs, int n)
+{
+	json_t *params = json_object();
+
+	for (int i = 0; i < n; i++) {
+		char *eq = strchr(kvs[i], '=');
+
+		if (eq == NULL || eq == kvs[i]) {
+			fprintf(stderr, "femuctl: set: '%s' is not key=value\n", kvs[i]);
+			json_decref(params);
+			return EXIT_USAGE;
+		}
+		*eq = '\0';
+		json_object_set_new(params, kvs[i], json_string(eq + 1));
+	}
+	return cmd_simple(c, "set", json_pack("{s:s, s:o}", "path", path, "params", params));
+}
+
+static int cmd_save(struct ctl *c, const char *file)
+{
+	json_t *res;
+	int rc = call(c, "save_config", NULL, &res);
+
+	if (rc != 0)
+		return rc;
+	if (strcmp(file, "-") == 0)
+		print_json(res);
+	else if (json_dump_file(res, file, JSON_INDENT(2)) != 0) {
+		fprintf(stderr, "femuctl: save-config: cannot write %s: %s\n", file,
+			strerror(errno));
+		rc = 1;
+	}
+	json_decref(res);
+	return rc;
+}
+
+static int cmd_call(struct ctl *c, const char *method, const char *params)
+{
+	json_error_t je;
+	json_t *p = NULL, *res;
+	int rc;
+
+	if (params != NULL && (p = json_loads(params, 0, &je)) == NULL) {
+		fprintf(stderr, "femuctl: call: params are not JSON: %s\n", je.text);
+		return EXIT_USAGE;
+	}
+	rc = call(c, method, p, &res);
+	if (rc == 0) {
+		print_json(res);
+		json_decref(res);
+	}
+	return rc;
+}
+
+/* ---- command line ---- */
+
+static int bad_args(const char *cmd)
+{
+	fprintf(stderr, "femuctl: %s: wrong arguments (see femuctl --help)\n", cmd);
+	return EXIT_USAGE;
+}
+
+static int run(struct ctl *c, int argc, char **argv)
+{
+	const char *cmd = argv[0];
+	const char *a1 = argc > 1 ? argv[1] : NULL;
+
+	if (strcmp(cmd, "create") == 0)
+		return argc == 2 ? cmd_simple(c, "create", json_pack("{s:s}", "spec", a1))
+				 : bad_args(cmd);
+	if (strcmp(cmd, "delete") == 0)
+		return argc == 2
+			   ? cmd_simple(c, "delete",
+					json_pack("{s:s, s:b}", "path", a1, "force", c->force))
+			   : bad_args(cmd);
+	if (strcmp(cmd, "list") == 0)
+		return argc <= 2 ? cmd_list(c, a1) : bad_args(cmd);
+	if (strcmp(cmd, "stats") == 0)
+		return argc <= 2 ? cmd_stats(c, a1) : bad_args(cmd);
+	if (strcmp(cmd, "stats-reset") == 0)
+		return argc <= 2 ? cmd_simple(c, "stats_reset",
+					      a1 ? json_pack("{s:s}", "path", a1) : NULL)
+				 : bad_args(cmd);
+	if (strcmp(cmd, "set") == 0)
+		return argc >= 3 ? cmd_set(c, a1, argv + 2, argc - 2) : bad_args(cmd);
+	if (strcmp(cmd, "save-config") == 0)
+		return argc == 2 ? cmd_save(c, a1) : bad_args(cmd);
+	if (strcmp(cmd, "call") == 0)
+		return argc == 2 || argc == 3 ? cmd_call(c, a1, argc == 3 ? argv[2] : NULL)
+					      : bad_args(cmd);
+	fprintf(stderr, "femuctl: unknown command '%s' (see femuctl --help)\n", cmd);
+	return EXIT_USAGE;
+}
+
+static const struct option long_opts[] = {
+    {"socket", required_argument, NULL, 's'}, {"json", no_argument, NULL, 'j'},
+    {"watch", required_argument, NULL, 'w'},  {"count", required_argument, NULL, 'n'},
+    {"force", no_argument, NULL, 'f'},	      {"timeout", required_argument, NULL, 't'},
+    {"help", no_argument, NULL, 'h'},	      {NULL, 0, NULL, 0},
+};
+
+/* Options anywhere on the line; the rest (command and arguments) compacted to argv[optind..]. */
+static int parse_opts(struct ctl *c, int argc, char **argv)
+{
+	char *end;
+	int o;
+
+	while ((o = getopt_long(argc, argv, "+s:jw:n:ft:h", long_opts, NULL)) != -1) {
+		switch (o) {
+		case 's':
+			c->sock = optarg;
+			break;
+		case 'j':
+			c->json = true;
+			break;
+		case 'w':
+			c->watch = strtod(optarg, &end);
+			if (*end != '\0' || !(c->watch >= 0.01 && c->watch <= 3600)) {
+				fprintf(stderr,
+					"femuctl: --watch '%s': seconds from 0.01 to 3600\n",
+					optarg);
+				return -1;
+			}
+			break;
+		case 'n':
+			c->count = strtol(optarg, &end, 10);
+			if (*end != '\0' || c->count < 1) {
+				fprintf(stderr, "femuctl: --count '%s': a positive integer\n",
+					optarg);
+				return -1;
+			}
+			break;
+		case 'f':
+			c->force = true;
+			break;
+		case 't':
+			c->timeout_ms = (int)(strtod(optarg, &end) * 1000);
+			if (*end != '\0' || c->timeout_ms < 1) {
+				fprintf(stderr, "femuctl: --timeout '%s': seconds > 0\n", optarg);
+				return -1;
+			}
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static struct ctl c = {.timeout_ms = 120000};
+	char *args[64];
+	int nargs = 0, rc;
+	char err[512];
+
+	c.sock = getenv("FEMUD_RPC") ? getenv("FEMUD_RPC") : CTL_DEFAULT_SOCK;
+	/* options may follow the command: collect non-options, parse the rest */
+	while (optind < argc && nargs < 64) {
+		if (parse_opts(&c, argc, argv) != 0) {
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+		if (optind < argc)
+			args[nargs++] = argv[optind++];
+	}
+	if (nargs == 0) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (ctl_connect(&c.cl, c.sock, c.timeout_ms, err, sizeof(err)) != 0) {
+		fprintf(stderr, "femuctl: %s\n", err);
+		return EXIT_TRANSPORT;
+	}
+	signal(SIGINT, on_sigint);
+	signal(SIGPIPE, SIG_IGN);
+	rc = run(&c, nargs, args);
+	ctl_close(&c.cl);
+	return rc;
+}
