@@ -58,7 +58,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	err[0] = '\0';
 	rc = femud_opts_parse(argc, argv, &o, err, sizeof(err));
 	if (rc == 0 && !o.help && !o.version) {
-		FZ_CHECK(o.ndevs >= 1, "accepted without a device");
+		/* no device only for a daemon that starts empty (--rpc) or from --config */
+		FZ_CHECK(o.ndevs >= 1 || o.rpc_set || o.config != NULL,
+			 "accepted without a device");
 		for (unsigned i = 0; i < o.ndevs; i++)
 			check_dev(&o.devs[i]);
 	} else if (rc != 0) {
