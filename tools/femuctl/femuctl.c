@@ -33,6 +33,7 @@ struct ctl {
 	double watch; /* seconds, 0: once */
 	long count;   /* --watch iterations, 0: until Ctrl-C */
 	bool force;
+	bool queues; /* stats: a row per queue too */
 	int timeout_ms;
 	struct ctl_client cl;
 };
@@ -172,7 +173,31 @@ static int cmd_list(struct ctl *c, const char *path)
 
 /* ---- stats ---- */
 
-static void stats_table(const json_t *res)
+/* A row per queue of a device (under its device row): same columns, then poller and calls. */
+static void stats_queue_rows(const json_t *d)
+{
+	const json_t *q;
+	size_t i;
+
+	json_array_foreach(json_object_get(d, "queues"), i, q)
+	{
+		char name[32], poller[16] = "-";
+
+		snprintf(name, sizeof(name), "  q%" PRId64, iget(q, "id"));
+		if (iget(q, "poller") >= 0)
+			snprintf(poller, sizeof(poller), "%" PRId64, iget(q, "poller"));
+		printf("%-40s %12" PRId64 " %10.1f %10.1f %7" PRId64 " %7" PRId64 " %10" PRId64
+		       " %9" PRId64 " %12.1f %12.1f  poller %s calls %" PRId64 " saved %" PRId64
+		       "\n",
+		       name, iget(q, "requests"), num(q, "read_bytes") / 1048576.0,
+		       num(q, "write_bytes") / 1048576.0, iget(q, "errors"), iget(q, "kicks"),
+		       iget(q, "deferred"), iget(q, "late"), num(q, "late_ns_avg") / 1000.0,
+		       num(q, "late_ns_max") / 1000.0, poller, iget(q, "calls"),
+		       iget(q, "calls_saved"));
+	}
+}
+
+static void stats_table(const json_t *res, bool queues)
 {
 	const json_t *d, *p;
 	size_t i;
@@ -197,6 +222,8 @@ static void stats_table(const json_t *res)
 			       iget(m, "gc_runs"), iget(m, "lines_free"));
 		else
 			printf(" %7s %7s %6s\n", "-", "-", "-");
+		if (queues)
+			stats_queue_rows(d);
 	}
 	printf("\n%-6s %5s %6s %14s %6s\n", "POLLER", "LCORE", "QUEUES", "SWEEPS", "BUSY%");
 	json_array_foreach(json_object_get(res, "pollers"), i, p)
@@ -266,19 +293,28 @@ static void watch_rows(const json_t *prev, const json_t *cur, double dt, bool js
 	fflush(stdout);
 }
 
+/* Sleep until the absolute CLOCK_MONOTONIC time t (s); false when Ctrl-C came. */
+static bool sleep_until(double t)
+{
+	struct timespec ts = {(time_t)t, (long)((t - (double)(time_t)t) * 1e9)};
+
+	while (!g_stop && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) != 0)
+		;
+	return !g_stop;
+}
+
+/* A stats request every c->watch seconds on one connection (deadlines do not drift). */
 static int stats_watch(struct ctl *c, const char *path)
 {
 	json_t *prev = NULL, *cur;
-	double t0 = now_s(), t1;
+	double t0 = now_s(), t1, next = t0;
 	int rc = call(c, "stats", path ? json_pack("{s:s}", "path", path) : NULL, &prev);
 
-	for (long n = 0; rc == 0 && !g_stop && (c->count == 0 || n < c->count); n++) {
-		struct timespec ts = {(time_t)c->watch,
-				      (long)((c->watch - (time_t)c->watch) * 1e9)};
-
-		while (nanosleep(&ts, &ts) != 0 && !g_stop)
-			;
-		if (g_stop)
+	for (long n = 0; rc == 0 && (c->count == 0 || n < c->count); n++) {
+		next += c->watch;
+		if (next < now_s())
+			next = now_s(); /* femud answered late: go on without catching up */
+		if (!sleep_until(next))
 			break;
 		rc = call(c, "stats", path ? json_pack("{s:s}", "path", path) : NULL, &cur);
 		if (rc != 0)
@@ -309,7 +345,7 @@ static int cmd_stats(struct ctl *c, const char *path)
 	if (c->json)
 		print_json(res);
 	else
-		stats_table(res);
+		stats_table(res, c->queues);
 	json_decref(res);
 	return 0;
 }
@@ -424,10 +460,15 @@ static int run(struct ctl *c, int argc, char **argv)
 }
 
 static const struct option long_opts[] = {
-    {"socket", required_argument, NULL, 's'}, {"json", no_argument, NULL, 'j'},
-    {"watch", required_argument, NULL, 'w'},  {"count", required_argument, NULL, 'n'},
-    {"force", no_argument, NULL, 'f'},	      {"timeout", required_argument, NULL, 't'},
-    {"help", no_argument, NULL, 'h'},	      {NULL, 0, NULL, 0},
+    {"socket", required_argument, NULL, 's'},
+    {"json", no_argument, NULL, 'j'},
+    {"watch", required_argument, NULL, 'w'},
+    {"count", required_argument, NULL, 'n'},
+    {"force", no_argument, NULL, 'f'},
+    {"queues", no_argument, NULL, 'Q'},
+    {"timeout", required_argument, NULL, 't'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
 };
 
 /* Options anywhere on the line; the rest (command and arguments) compacted to argv[optind..]. */
@@ -436,7 +477,7 @@ static int parse_opts(struct ctl *c, int argc, char **argv)
 	char *end;
 	int o;
 
-	while ((o = getopt_long(argc, argv, "+s:jw:n:ft:h", long_opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "+s:jw:n:fQt:h", long_opts, NULL)) != -1) {
 		switch (o) {
 		case 's':
 			c->sock = optarg;
@@ -463,6 +504,9 @@ static int parse_opts(struct ctl *c, int argc, char **argv)
 			break;
 		case 'f':
 			c->force = true;
+			break;
+		case 'Q':
+			c->queues = true;
 			break;
 		case 't':
 			c->timeout_ms = (int)(strtod(optarg, &end) * 1000);
