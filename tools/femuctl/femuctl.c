@@ -383,6 +383,19 @@ static int cmd_set(struct ctl *c, const char *path, char **kvs, int n)
 	return cmd_simple(c, "set", json_pack("{s:s, s:o}", "path", path, "params", params));
 }
 
+/* res as indented JSON and a newline into file; 0 or -1 (errno). */
+static int save_file(const json_t *res, const char *file)
+{
+	FILE *f = fopen(file, "w");
+	int rc;
+
+	if (f == NULL)
+		return -1;
+	rc = json_dumpf(res, f, JSON_INDENT(2));
+	fputc('\n', f);
+	return fclose(f) != 0 || rc != 0 ? -1 : 0;
+}
+
 static int cmd_save(struct ctl *c, const char *file)
 {
 	json_t *res;
@@ -392,7 +405,7 @@ static int cmd_save(struct ctl *c, const char *file)
 		return rc;
 	if (strcmp(file, "-") == 0)
 		print_json(res);
-	else if (json_dump_file(res, file, JSON_INDENT(2)) != 0) {
+	else if (save_file(res, file) != 0) {
 		fprintf(stderr, "femuctl: save-config: cannot write %s: %s\n", file,
 			strerror(errno));
 		rc = 1;
