@@ -6,7 +6,6 @@
  * limits and deadlines.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -120,7 +119,6 @@ static void client_send(struct rpc_client *c, json_t *resp)
 		return;
 	}
 	n = strlen(s);
-	s[n] = '\0';
 	c->out = realloc(c->out, c->out_len + n + 1);
 	if (c->out == NULL) {
 		free(s);
