@@ -52,6 +52,9 @@ int femud_dev_attach(struct femud_dev *d, char *err, size_t errlen)
 	struct pmd_blk_params p = {
 	    .path = o->path,
 	    .sock_mode = (mode_t)o->sock_mode,
+	    .sock_chown = o->access.owner_uid != (uid_t)-1,
+	    .sock_uid = o->access.owner_uid,
+	    .sock_gid = o->access.owner_gid,
 	    .queues = o->queues,
 	    .blk_size = o->secsz,
 	    .capacity_bytes = o->mcfg.capacity_bytes,
@@ -151,6 +154,27 @@ static void opt_set(json_t *o, const char *key, const char *fmt, unsigned long l
 	json_object_set_new(o, key, json_string(buf));
 }
 
+/* sock_owner and allow_uid as --dev values (numbers), when set. */
+static void dev_access_options(json_t *j, const struct femud_access *a)
+{
+	char buf[16 * FEMUD_MAX_ALLOW_UID];
+	size_t n = 0;
+
+	if (a->owner_uid != (uid_t)-1) {
+		if (a->owner_gid != (gid_t)-1)
+			snprintf(buf, sizeof(buf), "%u:%u", (unsigned)a->owner_uid,
+				 (unsigned)a->owner_gid);
+		else
+			snprintf(buf, sizeof(buf), "%u", (unsigned)a->owner_uid);
+		json_object_set_new(j, "sock_owner", json_string(buf));
+	}
+	for (unsigned i = 0; i < a->nallow; i++)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%u", i ? ":" : "",
+				      (unsigned)a->allow[i]);
+	if (a->nallow > 0)
+		json_object_set_new(j, "allow_uid", json_string(buf));
+}
+
 json_t *femud_dev_options(const struct femud_dev *d)
 {
 	const struct femud_dev_opts *o = d->opts;
@@ -167,6 +191,7 @@ json_t *femud_dev_options(const struct femud_dev *d)
 	json_object_set_new(j, "serial", json_string(o->serial));
 	opt_set(j, "readonly", "%llu", o->readonly);
 	opt_set(j, "sock_mode", "0%llo", o->sock_mode);
+	dev_access_options(j, &o->access);
 	for (unsigned i = 0; i < o->nkv; i++)
 		json_object_set_new(j, o->kv[i].key, json_string(o->kv[i].val));
 	json_object_foreach(d->set_kv, key, v) json_object_set(j, key, v);

@@ -11,12 +11,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_lcore.h>
 
+#include "daemon/access.h"
 #include "daemon/config.h"
 #include "daemon/devtab.h"
 #include "daemon/log.h"
@@ -128,21 +130,32 @@ static int femud_eal_init(struct femud *f, const char *argv0)
 
 /*
  * pmd connect hook (rte_vhost's thread): attribute the connection to its
- * frontend process, remember it for list/stats, check where it runs.
+ * frontend process (pid, uid: logged), refuse it when the device's
+ * allow_uid does not list the uid, remember it for list/stats, check where
+ * it runs.
  */
-static void femud_on_connect(const char *path, void *arg)
+static int femud_on_connect(const char *path, void *arg)
 {
 	struct femud *f = arg;
+	struct femud_access access;
 	struct femud_dev *d;
-	pid_t pid;
+	struct ucred cr;
+	bool have;
+	int rc;
 
+	femud_access_init(&access);
 	pthread_mutex_lock(&f->devs.lock);
 	d = femud_devtab_find(&f->devs, path);
-	pid = femud_socket_peer_pid(path, d != NULL ? &d->peers : NULL);
-	if (d != NULL)
-		d->peer_pid = pid;
+	have = femud_socket_peer_cred(path, d != NULL ? &d->peers : NULL, &cr);
+	if (d != NULL) {
+		access = d->opts->access;
+		d->peer_pid = have ? cr.pid : 0;
+	}
 	pthread_mutex_unlock(&f->devs.lock);
-	femud_placement_check_frontend(&f->place, path, pid);
+	rc = femud_access_admit(&access, path, have ? &cr : NULL);
+	if (rc == 0 && have)
+		femud_placement_check_frontend(&f->place, path, cr.pid);
+	return rc;
 }
 
 static int femud_start_pmd(struct femud *f, char *err, size_t errlen)

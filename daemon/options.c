@@ -2,7 +2,7 @@
 /*
  * options.c - parsing and checking of femud's command line.  Owns the
  * daemon's --dev keys (path, devsz_mb, femu_mode, queues, secsz, serial,
- * readonly, sock_mode); every other key is handed to the device model's
+ * readonly, sock_mode, sock_owner, allow_uid); every other key is handed to the device model's
  * configure() so that model options are checked before anything starts.
  */
 #include <errno.h>
@@ -58,6 +58,7 @@ static void dev_defaults(struct femud_dev_opts *d)
 	d->queues = FEMUD_DEFAULT_QUEUES;
 	d->secsz = 512;
 	d->sock_mode = 0600;
+	femud_access_init(&d->access);
 	snprintf(d->serial, sizeof(d->serial), "femud");
 }
 
@@ -105,6 +106,10 @@ static int dev_key(struct femud_dev_opts *d, const char *key, const char *val, c
 			return dev_bad(err, errlen, key, val,
 				       "expected octal permission bits, e.g. 0660");
 		d->sock_mode = (unsigned)v;
+	} else if (strcmp(key, "sock_owner") == 0) {
+		return femud_access_parse_owner(&d->access, val, err, errlen);
+	} else if (strcmp(key, "allow_uid") == 0) {
+		return femud_access_parse_allow(&d->access, val, err, errlen);
 	} else {
 		return 1;
 	}
@@ -411,6 +416,10 @@ void femud_opts_usage(FILE *out)
 	    "      serial=STR         GET_ID string, at most 20 bytes (default femud)\n"
 	    "      readonly=0|1       read-only device (default 0)\n"
 	    "      sock_mode=0600     socket permission bits (octal, default 0600)\n"
+	    "      sock_owner=USER[:GROUP]  owner (and group) of the socket, e.g. for a QEMU\n"
+	    "                         running as another user with sock_mode=0660\n"
+	    "      allow_uid=UID[:UID..]  only these peer uids (numbers or user names) may\n"
+	    "                         connect; others are closed with a log line\n"
 	    "      BlackBox keys: nchs luns_per_ch pls_per_lun blks_per_pl pgs_per_blk\n"
 	    "                     secs_per_pg op_pcent gc_thres_pcent gc_thres_pcent_high\n"
 	    "                     pg_rd_lat pg_wr_lat blk_er_lat nand_cell_type pg_xfer_lat\n"

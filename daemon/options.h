@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "daemon/access.h"
 #include "ftl/fm_model.h"
 
 #define FEMUD_MAX_DEVS 64
@@ -37,6 +38,7 @@ struct femud_dev_opts {
 	char serial[FEMUD_SERIAL_LEN + 1];
 	bool readonly;
 	unsigned sock_mode;	       /* permission bits */
+	struct femud_access access;    /* sock_owner, allow_uid */
 	struct fm_kv kv[FEMUD_MAX_KV]; /* keys for the model */
 	unsigned nkv;
 	const struct fm_model_ops *ops;

@@ -48,26 +48,23 @@ static bool peer_known(const struct femud_peer_known *k, ino_t ino)
 	return false;
 }
 
-static pid_t peer_pid_of(int fd)
+static bool peer_cred_of(int fd, struct ucred *cr)
 {
-	struct ucred cred;
-	socklen_t cl = sizeof(cred);
+	socklen_t cl = sizeof(*cr);
 
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) != 0)
-		return 0;
-	return cred.pid;
+	return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, cr, &cl) == 0;
 }
 
-pid_t femud_socket_peer_pid(const char *path, struct femud_peer_known *known)
+bool femud_socket_peer_cred(const char *path, struct femud_peer_known *known, struct ucred *cr)
 {
 	DIR *d = opendir("/proc/self/fd");
 	struct femud_peer_known now = {.n = 0};
 	struct dirent *e;
 	int best_fd = -1;
-	pid_t pid = 0;
+	bool found = false;
 
 	if (d == NULL)
-		return 0;
+		return false;
 	while ((e = readdir(d)) != NULL) {
 		int fd = atoi(e->d_name);
 		ino_t ino;
@@ -80,9 +77,16 @@ pid_t femud_socket_peer_pid(const char *path, struct femud_peer_known *known)
 			best_fd = fd;
 	}
 	if (best_fd >= 0)
-		pid = peer_pid_of(best_fd);
+		found = peer_cred_of(best_fd, cr);
 	closedir(d);
 	if (known != NULL)
 		*known = now;
-	return pid;
+	return found;
+}
+
+pid_t femud_socket_peer_pid(const char *path, struct femud_peer_known *known)
+{
+	struct ucred cr;
+
+	return femud_socket_peer_cred(path, known, &cr) ? cr.pid : 0;
 }

@@ -7,6 +7,7 @@
 #ifndef FEMUD_PEER_H
 #define FEMUD_PEER_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 /* Accepted sockets already attributed to a frontend (socket inode numbers). */
@@ -25,5 +26,12 @@ struct femud_peer_known {
  * NULL (then: the highest-numbered accepted socket).  0 when none is found.
  */
 pid_t femud_socket_peer_pid(const char *path, struct femud_peer_known *known);
+
+/*
+ * The same lookup, giving the peer's pid, uid and gid (SO_PEERCRED) of the
+ * newest connection on path; false when none is found.
+ */
+struct ucred;
+bool femud_socket_peer_cred(const char *path, struct femud_peer_known *known, struct ucred *cr);
 
 #endif /* FEMUD_PEER_H */

@@ -30,6 +30,9 @@
 struct pmd_blk_params {
 	const char *path;	 /* unix socket path (server) */
 	mode_t sock_mode;	 /* permission bits of the socket, e.g. 0600 */
+	bool sock_chown;	 /* give the socket to sock_uid / sock_gid */
+	uid_t sock_uid;		 /* owner of the socket (with sock_chown) */
+	gid_t sock_gid;		 /* its group; (gid_t)-1: as created */
 	unsigned queues;	 /* virtqueues offered, 1..PMD_MAX_QUEUES */
 	uint32_t blk_size;	 /* logical block size, bytes: 512 or 4096 */
 	uint64_t capacity_bytes; /* multiple of blk_size */
@@ -50,8 +53,8 @@ int pmd_init(const unsigned *lcores, unsigned n, bool main_polls);
 /*
  * Create a device and start listening on params->path.  A path in use by a
  * live listener is refused (-EADDRINUSE); a stale socket file is replaced.
- * The socket gets params->sock_mode.  Frontends may reconnect at any time;
- * with VHOST_USER_PROTOCOL_F_INFLIGHT_SHMFD requests a killed femud had
+ * The socket gets params->sock_mode, and with sock_chown sock_uid / sock_gid.  Frontends may
+ * reconnect at any time; with VHOST_USER_PROTOCOL_F_INFLIGHT_SHMFD requests a killed femud had
  * taken are replayed on reconnect.
  * The model's submit() is called from pollers; when ops->single_writer is
  * set all of the device's queues go to one poller.
@@ -82,9 +85,11 @@ void pmd_pollers_stop(void);
 
 /*
  * Called on rte_vhost's control thread each time a frontend connects to the
- * device at `path` (never on the I/O path; may block briefly).  NULL: none.
+ * device at `path`, before the connection is accepted (never on the I/O
+ * path; may block briefly).  Returns 0 to accept it, negative to refuse it
+ * (rte_vhost then closes it).  NULL: every connection is accepted.
  */
-typedef void (*pmd_connect_hook_t)(const char *path, void *arg);
+typedef int (*pmd_connect_hook_t)(const char *path, void *arg);
 void pmd_set_connect_hook(pmd_connect_hook_t fn, void *arg);
 
 /*

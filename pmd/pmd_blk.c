@@ -459,6 +459,8 @@ static int on_new_connection(int vid)
 
 	if (vid < 0 || vid >= PMD_MAX_VID || rte_vhost_get_ifname(vid, path, sizeof(path)) != 0)
 		return -1;
+	if (connect_hook != NULL && connect_hook(path, connect_hook_arg) < 0)
+		return -1; /* refused; the hook logged why */
 	pthread_mutex_lock(&ctl_lock);
 	dev = dev_of_path(path);
 	if (dev == NULL || dev->closing) {
@@ -479,8 +481,6 @@ static int on_new_connection(int vid)
 		rc = 0;
 	}
 	pthread_mutex_unlock(&ctl_lock);
-	if (rc == 0 && connect_hook != NULL)
-		connect_hook(path, connect_hook_arg);
 	return rc;
 }
 
@@ -635,6 +635,13 @@ static int dev_register(struct pmd_blk *dev, char *err, size_t errlen)
 		rc = errno;
 		snprintf(err, errlen, "%s: chmod %o: %s", path, (unsigned)dev->params.sock_mode,
 			 strerror(rc));
+		return -rc;
+	}
+	if (dev->params.sock_chown &&
+	    chown(path, dev->params.sock_uid, dev->params.sock_gid) != 0) {
+		rc = errno;
+		snprintf(err, errlen, "%s: sock_owner: chown to %d:%d: %s", path,
+			 (int)dev->params.sock_uid, (int)dev->params.sock_gid, strerror(rc));
 		return -rc;
 	}
 	return 0;

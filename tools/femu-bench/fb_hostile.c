@@ -594,6 +594,46 @@ static int c_disconnect_in_flight(const struct fb_opts *o)
 	return 0;
 }
 
+/*
+ * Reconnect overlap: a fresh frontend connects and starts its queue while
+ * the previous one, with a request in flight, is still connected; only
+ * then the previous one hangs up.  The fresh connection must serve a
+ * verified write and read every time (femud: "2 frontends connected at
+ * once"; its queue 0 must be judged against its own indexes only).
+ */
+#define H_OVERLAP_ROUNDS 150
+static int c_reconnect_overlap(const struct fb_opts *o)
+{
+	static struct hctx hc[2]; /* the old and the new connection, alternating */
+	unsigned cur = 0;
+
+	if (hctx_open(&hc[cur], o, true) < 0)
+		return -1;
+	for (unsigned i = 0; i < H_OVERLAP_ROUNDS; i++) {
+		struct hctx *a = &hc[cur], *b = &hc[cur ^ 1];
+		int rc;
+
+		fb_vq_submit(&a->vq, 1, VIRTIO_BLK_T_IN, 8 * i, 4096);
+		fb_vq_kick(&a->vq);
+		if (hctx_open(b, o, true) < 0) {
+			hctx_close(a);
+			return -1;
+		}
+		hctx_close(a);
+		rc = serve_check(b);
+		if (rc < 0) {
+			char tmp[256];
+
+			snprintf(tmp, sizeof(tmp), "%s", why);
+			hctx_close(b);
+			return failf("round %u of %u: %s", i + 1, H_OVERLAP_ROUNDS, tmp);
+		}
+		cur ^= 1;
+	}
+	hctx_close(&hc[cur]);
+	return 0;
+}
+
 /* ---- protocol messages ---- */
 
 /* Send one message on a negotiated connection, wait briefly (answer or close). */
@@ -1154,6 +1194,7 @@ static const struct hcase cases[] = {
     FN(avail_idx_jump),
     FN(get_id_short_buffer),
     FN(disconnect_in_flight),
+    FN(reconnect_overlap),
     MSG(vring_num_zero, VU_SET_VRING_NUM, &st_num_zero, sizeof(st_num_zero)),
     MSG(vring_num_not_pow2, VU_SET_VRING_NUM, &st_num_not_pow2, sizeof(st_num_not_pow2)),
     MSG(vring_num_huge, VU_SET_VRING_NUM, &st_num_huge, sizeof(st_num_huge)),
