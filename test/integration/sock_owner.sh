@@ -54,7 +54,7 @@ stop_femud
 # 5. bad values name the key
 for bad in "sock_owner=no_such_user_femud" "sock_owner=0:no_such_group_femud" "allow_uid=" \
 	"allow_uid=0:no_such_user_femud"; do
-	if "$FEMUD" --dry-run --dev "path=$T/x.sock,devsz_mb=16,$bad" >"$T/bad.out" 2>&1; then
+	if "$FEMUD" --rpc none --dry-run --dev "path=$T/x.sock,devsz_mb=16,$bad" >"$T/bad.out" 2>&1; then
 		ko "$bad accepted"
 	else
 		key=${bad%%=*}
