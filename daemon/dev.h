@@ -7,10 +7,12 @@
 #ifndef FEMUD_DEV_H
 #define FEMUD_DEV_H
 
+#include <pthread.h>
 #include <stdio.h>
 
 #include <jansson.h>
 
+#include "daemon/medium.h"
 #include "daemon/options.h"
 #include "daemon/peer.h"
 #include "numa/mbe.h"
@@ -24,8 +26,17 @@ struct femud_dev {
 	struct pmd_blk *blk;
 	/* connections already attributed to a frontend (rte_vhost's thread, devtab lock) */
 	struct femud_peer_known peers;
-	pid_t peer_pid; /* frontend of the newest connection, 0 = unknown */
-	json_t *set_kv; /* model keys changed at runtime: key -> string value (or NULL) */
+	pid_t peer_pid;	   /* frontend of the newest connection, 0 = unknown */
+	json_t *set_kv;	   /* model keys changed at runtime: key -> string value (or NULL) */
+	struct medium med; /* with mem_path: the persistent medium (med.fd >= 0) */
+	char note[320];	   /* what start-up found (medium made / reused / repaired), or "" */
+	struct medium_layout
+	    ident;   /* identity for images (model options, state size), fixed at create */
+	void *state; /* the model's state block (in the medium, or allocated here) */
+	size_t state_bytes;
+	bool state_owned;
+	pthread_t saver; /* image save in progress (saving != 0) */
+	int saving;	 /* atomic: 0 none, 1 a save thread runs, 2 it finished (to be joined) */
 };
 
 /*
@@ -39,7 +50,20 @@ int femud_dev_create(struct femud_dev *d, struct femud_dev_opts *o, int node, un
 /* Register the vhost-user socket (after EAL and pmd_init). */
 int femud_dev_attach(struct femud_dev *d, char *err, size_t errlen);
 
-/* Log where the backend is and warn when it is not where it was asked to be. */
+/*
+ * Start saving the device's image (image=FILE) on a helper thread; returns
+ * at once.  -EBUSY when a save is already running, -EINVAL without image=.
+ */
+int femud_dev_image_save_async(struct femud_dev *d);
+
+/* The same, logging that it started (or why not). */
+int femud_dev_image_save_start(struct femud_dev *d);
+
+/* Wait for a save in progress; with `now`, then save synchronously (image_save=1 at a stop). */
+int femud_dev_image_save_wait(struct femud_dev *d, bool now);
+
+/* Log where the backend is (and what start-up found in a medium or image); warn when it is not
+ * where it was asked to be. */
 void femud_dev_report_backend(const struct femud_dev *d);
 
 /*

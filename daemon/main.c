@@ -190,7 +190,22 @@ static void femud_print_stats(struct femud *f)
 	fflush(stdout);
 }
 
-/* Wait for SIGINT/SIGTERM; SIGUSR1 prints the counters and goes on waiting. */
+/* SIGUSR2: every device with image=FILE starts saving it (helper threads). */
+static void femud_image_save_one(struct femud_dev *d, void *arg)
+{
+	(void)arg;
+	femud_dev_image_save_start(d);
+}
+
+static void femud_image_save_all(struct femud *f)
+{
+	femud_devtab_each(&f->devs, NULL, femud_image_save_one, NULL);
+}
+
+/*
+ * Wait for SIGINT/SIGTERM; SIGUSR1 prints the counters, SIGUSR2 saves images,
+ * and it goes on waiting.
+ */
 static void femud_wait_for_stop(struct femud *f)
 {
 	int sig = 0;
@@ -198,6 +213,10 @@ static void femud_wait_for_stop(struct femud *f)
 	for (;;) {
 		if (sigwait(&f->sigs, &sig) != 0)
 			continue;
+		if (sig == SIGUSR2) {
+			femud_image_save_all(f);
+			continue;
+		}
 		if (sig != SIGUSR1)
 			break;
 		femud_print_stats(f);
@@ -234,10 +253,17 @@ static int femud_serve(struct femud *f)
 	return 0;
 }
 
+/* A clean stop: a save in progress finishes; image_save=1 saves once more. */
+static void femud_image_save_at_stop(struct femud_dev *d, void *arg)
+{
+	femud_dev_image_save_wait(d, *(bool *)arg && d->opts->image_save);
+}
+
 static void femud_teardown(struct femud *f, bool eal_up)
 {
 	femud_rpc_close(f->rpc); /* no RPC from here on */
 	f->rpc = NULL;
+	femud_devtab_each(&f->devs, NULL, femud_image_save_at_stop, &eal_up);
 	if (eal_up)
 		femud_print_stats(f);
 	femud_devtab_destroy_all(&f->devs);
@@ -312,13 +338,15 @@ int main(int argc, char **argv)
 	sigaddset(&f->sigs, SIGINT);
 	sigaddset(&f->sigs, SIGTERM);
 	sigaddset(&f->sigs, SIGUSR1);
+	sigaddset(&f->sigs, SIGUSR2);
 	pthread_sigmask(SIG_BLOCK, &f->sigs, NULL);
 
 	backend_bytes = femud_total_backend_bytes(f); /* before the devices take the options */
-	if (femud_create_backends(f, err, sizeof(err)) != 0) {
+	rc = femud_create_backends(f, err, sizeof(err));
+	if (rc != 0) {
 		femud_log("%s", err);
 		femud_teardown(f, false);
-		return 1;
+		return rc == -EINVAL ? FEMUD_EXIT_USAGE : 1;
 	}
 	if (femud_eal_init(f, argv[0]) < 0) {
 		femud_log("--lcores '%s': DPDK EAL start-up failed (%s)", f->place.lcores_str,

@@ -2,8 +2,9 @@
 /*
  * options.c - parsing and checking of femud's command line.  Owns the
  * daemon's --dev keys (path, devsz_mb, femu_mode, queues, secsz, serial,
- * readonly, sock_mode, sock_owner, allow_uid); every other key is handed to the device model's
- * configure() so that model options are checked before anything starts.
+ * readonly, sock_mode, sock_owner, allow_uid, mem_path, format, image,
+ * image_save); every other key is handed to the device model's configure()
+ * so that model options are checked before anything starts.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -100,6 +101,22 @@ static int dev_key(struct femud_dev_opts *d, const char *key, const char *val, c
 	} else if (strcmp(key, "readonly") == 0) {
 		rc = dev_uint(key, val, 0, 1, &v, err, errlen);
 		d->readonly = v != 0;
+		return rc;
+	} else if (strcmp(key, "mem_path") == 0) {
+		if (*val == '\0' || strlen(val) >= 4096)
+			return dev_bad(err, errlen, key, val, "expected a file path");
+		d->mem_path = val;
+	} else if (strcmp(key, "image") == 0) {
+		if (*val == '\0' || strlen(val) >= 4000)
+			return dev_bad(err, errlen, key, val, "expected a file path");
+		d->image = val;
+	} else if (strcmp(key, "image_save") == 0) {
+		rc = dev_uint(key, val, 0, 1, &v, err, errlen);
+		d->image_save = v != 0;
+		return rc;
+	} else if (strcmp(key, "format") == 0) {
+		rc = dev_uint(key, val, 0, 1, &v, err, errlen);
+		d->format = v != 0;
 		return rc;
 	} else if (strcmp(key, "sock_mode") == 0) {
 		if (opt_u64(val, 8, &v) != 0 || v > 0777)
@@ -204,6 +221,10 @@ int femud_dev_parse(const char *arg, struct femud_dev_opts *d, char *err, size_t
 		snprintf(err, errlen, "--dev '%s': the key 'path' (socket path) is required", arg);
 		return -EINVAL;
 	}
+	if (d->image_save && d->image == NULL)
+		return dev_bad(err, errlen, "image_save", "1", "only with image=FILE");
+	if (d->format && d->mem_path == NULL)
+		return dev_bad(err, errlen, "format", "1", "only with mem_path=FILE");
 	return dev_configure_model(d, err, errlen);
 }
 
@@ -229,6 +250,12 @@ int femud_opts_check_paths(const struct femud_opts *o, char *err, size_t errlen)
 			if (strcmp(o->devs[i].path, o->devs[j].path) == 0) {
 				snprintf(err, errlen, "--dev: socket path '%s' is given twice",
 					 o->devs[i].path);
+				return -EINVAL;
+			} else if (o->devs[i].mem_path && o->devs[j].mem_path &&
+				   strcmp(o->devs[i].mem_path, o->devs[j].mem_path) == 0) {
+				snprintf(err, errlen,
+					 "--dev: mem_path '%s' is given to two devices",
+					 o->devs[i].mem_path);
 				return -EINVAL;
 			}
 	return 0;
@@ -420,6 +447,14 @@ void femud_opts_usage(FILE *out)
 	    "                         running as another user with sock_mode=0660\n"
 	    "      allow_uid=UID[:UID..]  only these peer uids (numbers or user names) may\n"
 	    "                         connect; others are closed with a log line\n"
+	    "      mem_path=FILE      keep the data (and BlackBox state) in FILE, mapped shared:\n"
+	    "                         made on first use, reused after a restart or a crash\n"
+	    "                         (hugetlbfs, tmpfs or any file system)\n"
+	    "      format=0|1         1: make the mem_path medium anew (erases it)\n"
+	    "      image=FILE         load the device (data and model state) from FILE at start\n"
+	    "                         when it exists; SIGUSR2 saves it there (io_uring, sparse,\n"
+	    "                         checksummed, written aside and renamed)\n"
+	    "      image_save=0|1     1: also save the image at a clean stop\n"
 	    "      BlackBox keys: nchs luns_per_ch pls_per_lun blks_per_pl pgs_per_blk\n"
 	    "                     secs_per_pg op_pcent gc_thres_pcent gc_thres_pcent_high\n"
 	    "                     pg_rd_lat pg_wr_lat blk_er_lat nand_cell_type pg_xfer_lat\n"

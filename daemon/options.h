@@ -39,6 +39,10 @@ struct femud_dev_opts {
 	bool readonly;
 	unsigned sock_mode;	       /* permission bits */
 	struct femud_access access;    /* sock_owner, allow_uid */
+	const char *mem_path;	       /* persistent medium file, NULL = volatile memory */
+	bool format;		       /* format=1: make the mem_path medium anew */
+	const char *image;	       /* image=FILE: loaded at start when it exists, saved on request */
+	bool image_save;	       /* image_save=1: also save it at a clean stop */
 	struct fm_kv kv[FEMUD_MAX_KV]; /* keys for the model */
 	unsigned nkv;
 	const struct fm_model_ops *ops;

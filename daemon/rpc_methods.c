@@ -241,6 +241,46 @@ static json_t *m_set(void *ctx, json_t *params, struct femud_rpc_error *e)
 	return res;
 }
 
+struct image_save_call {
+	json_t *started;
+	int rc; /* the first failure */
+	const char *path;
+};
+
+static void image_save_one(struct femud_dev *d, void *arg)
+{
+	struct image_save_call *c = arg;
+	int rc;
+
+	if (d->opts->image == NULL && c->path == NULL)
+		return; /* all devices: those with image= */
+	rc = femud_dev_image_save_start(d);
+	if (rc == 0)
+		json_array_append_new(c->started, json_pack("{s:s, s:s}", "path", d->opts->path,
+							    "image", d->opts->image));
+	else if (c->rc == 0)
+		c->rc = rc;
+}
+
+/* Saving runs on helper threads: the log says when each is done (or why it failed). */
+static json_t *m_image_save(void *ctx, json_t *params, struct femud_rpc_error *e)
+{
+	struct image_save_call c = {json_array(), 0, NULL};
+
+	if (path_only(params, &c.path, e) != 0 ||
+	    (femud_devtab_each(ctx, c.path, image_save_one, &c) == 0 && c.path != NULL)) {
+		json_decref(c.started);
+		return e->code ? NULL : no_device(e, c.path);
+	}
+	if (c.rc != 0) {
+		json_decref(c.started);
+		return fail(e, code_of_errno(c.rc),
+			    c.rc == -EBUSY ? "an image save of this device is already running"
+					   : "the device has no image=FILE to save to");
+	}
+	return json_pack("{s:o}", "saving", c.started);
+}
+
 static void options_one(struct femud_dev *d, void *arg)
 {
 	json_array_append_new(arg, femud_dev_options(d));
@@ -266,5 +306,7 @@ const struct femud_rpc_method femud_rpc_methods[] = {
     {"delete", m_delete, "{path, force?}: remove a device (force: even with a frontend)"},
     {"set", m_set, "{path, params: {key: value}}: change model keys (timings) at runtime"},
     {"save_config", m_save_config, "{}: the running configuration for femud --config"},
+    {"image_save", m_image_save,
+     "{path?}: save the device's image (image=FILE) in the background; the log says when done"},
     {NULL, NULL, NULL},
 };

@@ -24,6 +24,8 @@
 #include <string.h>
 
 #include "ftl/bbssd.h"
+#include "ftl/fm_snap.h"
+#include "ftl/fm_undo.h"
 #include "ftl/fm_data.h"
 
 static int bbssd_configure(struct fm_model_config *cfg, char *err, size_t errlen)
@@ -75,6 +77,7 @@ static int bbssd_create(struct fm_model_config *cfg, void *data, struct fm_model
 			size_t errlen)
 {
 	struct bbssd_dev *m;
+	int rc;
 
 	if (cfg->priv == NULL) {
 		snprintf(err, errlen, "not configured");
@@ -97,16 +100,46 @@ static int bbssd_create(struct fm_model_config *cfg, void *data, struct fm_model
 		return -EINVAL;
 	}
 	m->data = data;
+	m->undo = cfg->undo;
 	m->tl.lun_free = calloc(m->p.nluns, sizeof(uint64_t));
 	m->tl.ch_free = calloc(m->p.nchs, sizeof(uint64_t));
-	if (m->tl.lun_free == NULL || m->tl.ch_free == NULL ||
-	    bbssd_ftl_init(&m->ftl, &m->p, &m->tl, &m->ctr, cfg->mbe_node) != 0) {
+	if (m->tl.lun_free == NULL || m->tl.ch_free == NULL) {
 		bbssd_dev_free(m);
-		snprintf(err, errlen, "out of memory for the mapping tables");
+		snprintf(err, errlen, "out of memory for the timelines");
 		return -ENOMEM;
 	}
+	rc = bbssd_ftl_init(&m->ftl, &m->p, &m->tl, cfg->mbe_node, cfg->state, cfg->state_fresh,
+			    cfg->note, sizeof(cfg->note), err, errlen);
+	if (rc != 0) {
+		bbssd_dev_free(m);
+		return rc;
+	}
+	m->ctr = m->ftl.ctr;
 	*out = &m->base;
 	return 0;
+}
+
+/* Bytes of FTL state a persistent medium keeps (the parameters from configure()). */
+static size_t bbssd_state_size(const struct fm_model_config *cfg)
+{
+	return cfg->priv ? bbssd_state_bytes(cfg->priv) : 0;
+}
+
+/* The options that fix the state's layout; NAND times and GC thresholds may change. */
+static void bbssd_layout(const struct fm_model_config *cfg, char *buf, size_t len)
+{
+	const struct bbssd_params *p = cfg->priv;
+
+	if (p == NULL) {
+		snprintf(buf, len, "%s", "");
+		return;
+	}
+	snprintf(buf, len,
+		 "nchs=%" PRIu64 ",luns_per_ch=%" PRIu64 ",pls_per_lun=%" PRIu64
+		 ",blks_per_pl=%" PRIu64 ",pgs_per_blk=%" PRIu64 ",secs_per_pg=%" PRIu64
+		 ",op_pcent=%" PRIu64,
+		 p->nchs, p->luns_per_ch, p->pls_per_lun, p->blks_per_pl, p->pgs_per_blk,
+		 p->secs_per_pg, p->op_pcent);
 }
 
 static uint64_t max_u64(uint64_t a, uint64_t b)
@@ -132,9 +165,9 @@ static uint64_t serve_read(struct bbssd_dev *m, const struct fm_req *req, uint64
 
 	for (uint64_t lpn = first_lpn(m, req); lpn < end_lpn(m, req); lpn++) {
 		nand_end = max_u64(nand_end, bbssd_ftl_read_page(&m->ftl, lpn, t));
-		m->ctr.host_read_pages++;
+		m->ctr->host_read_pages++;
 	}
-	m->ctr.host_read_cmds++;
+	m->ctr->host_read_cmds++;
 	return bbssd_link_xfer(&m->tl, &m->p, BBSSD_TO_HOST, nand_end, req->len);
 }
 
@@ -158,7 +191,7 @@ static enum fm_status serve_write(struct bbssd_dev *m, const struct fm_req *req,
 	uint64_t t = bbssd_fw_run(&m->tl, &m->p, now);
 
 	t = bbssd_link_xfer(&m->tl, &m->p, BBSSD_FROM_HOST, t, req->len);
-	m->ctr.host_write_cmds++;
+	m->ctr->host_write_cmds++;
 	return write_pages(m, first_lpn(m, req), end_lpn(m, req), now, t, due);
 }
 
@@ -194,6 +227,16 @@ static enum fm_status serve_write_zeroes(struct bbssd_dev *m, const struct fm_re
 	return st;
 }
 
+static void zero(struct bbssd_dev *m, uint64_t offset, uint64_t len)
+{
+	if (__builtin_expect(m->base.snap != NULL, 0))
+		fm_snap_before_write(m->base.snap, offset, len);
+	if (m->undo != NULL)
+		fm_undo_zero(m->undo, m->data, offset, len);
+	else
+		fm_data_zero(m->data, offset, len);
+}
+
 static enum fm_status serve(struct bbssd_dev *m, const struct fm_req *req, uint64_t now_ns,
 			    uint64_t *due_ns)
 {
@@ -208,17 +251,22 @@ static enum fm_status serve(struct bbssd_dev *m, const struct fm_req *req, uint6
 		*due_ns = serve_read(m, req, now_ns);
 		return FM_S_OK;
 	case FM_OP_WRITE:
-		fm_data_write(m->data, req);
+		if (__builtin_expect(m->base.snap != NULL, 0))
+			fm_snap_before_write(m->base.snap, req->offset, req->len);
+		if (m->undo != NULL)
+			fm_undo_write(m->undo, m->data, req);
+		else
+			fm_data_write(m->data, req);
 		return serve_write(m, req, now_ns, due_ns);
 	case FM_OP_FLUSH:
 		return FM_S_OK;
 	case FM_OP_DISCARD:
 		/* Reads of a discarded range return zeros, as with NoSSD. */
-		fm_data_zero(m->data, req->offset, req->len);
+		zero(m, req->offset, req->len);
 		unmap_whole_pages(m, req, &lo, &hi);
 		return FM_S_OK;
 	case FM_OP_WRITE_ZEROES:
-		fm_data_zero(m->data, req->offset, req->len);
+		zero(m, req->offset, req->len);
 		return serve_write_zeroes(m, req, now_ns, due_ns);
 	}
 	return FM_S_UNSUPP;
@@ -232,9 +280,13 @@ static enum fm_status bbssd_submit(struct fm_model *model, const struct fm_req *
 				   uint64_t now_ns, uint64_t *due_ns)
 {
 	struct bbssd_dev *m = bbssd_dev_of(model);
+	enum fm_status st;
 
+	bbssd_ftl_op_begin(&m->ftl);
 	bbssd_ftl_gc_background(&m->ftl, now_ns);
-	return serve(m, req, now_ns, due_ns);
+	st = serve(m, req, now_ns, due_ns);
+	bbssd_ftl_op_end(&m->ftl);
+	return st;
 }
 
 /*
@@ -249,7 +301,9 @@ static void bbssd_idle(struct fm_model *model, uint64_t now_ns)
 	if (now_ns < m->idle_next_ns)
 		return;
 	m->idle_next_ns = now_ns + BBSSD_IDLE_PERIOD_NS;
+	bbssd_ftl_op_begin(&m->ftl);
 	bbssd_ftl_gc_background(&m->ftl, now_ns);
+	bbssd_ftl_op_end(&m->ftl);
 }
 
 static double write_amplification(const struct bbssd_counters *c)
@@ -262,7 +316,7 @@ static double write_amplification(const struct bbssd_counters *c)
 static void bbssd_stats(struct fm_model *model, const struct fm_stats_sink *sink)
 {
 	const struct bbssd_dev *m = bbssd_dev_of(model);
-	const struct bbssd_counters *c = &m->ctr;
+	const struct bbssd_counters *c = m->ctr;
 	uint64_t emin, emax;
 	double emean;
 	void *a = sink->arg;
@@ -271,7 +325,7 @@ static void bbssd_stats(struct fm_model *model, const struct fm_stats_sink *sink
 	sink->u64(a, "capacity_bytes", m->p.capacity_bytes);
 	sink->u64(a, "nand_bytes", m->p.nand_bytes);
 	sink->u64(a, "lines_total", m->p.tt_lines);
-	sink->u64(a, "lines_free", m->ftl.free_cnt);
+	sink->u64(a, "lines_free", m->ftl.ps->free_cnt);
 	sink->u64(a, "host_read_cmds", c->host_read_cmds);
 	sink->u64(a, "host_write_cmds", c->host_write_cmds);
 	sink->u64(a, "host_read_pages", c->host_read_pages);
@@ -297,7 +351,7 @@ static void bbssd_stats_reset(struct fm_model *model)
 {
 	struct bbssd_dev *m = bbssd_dev_of(model);
 
-	memset(&m->ctr, 0, sizeof(m->ctr));
+	memset(m->ctr, 0, sizeof(*m->ctr));
 }
 
 /* On the submit thread (single_writer): from the next request on. */
@@ -319,5 +373,7 @@ const struct fm_model_ops fm_bbssd_ops = {
     .stats_reset = bbssd_stats_reset,
     .set = bbssd_set,
     .idle = bbssd_idle,
+    .state_size = bbssd_state_size,
+    .layout = bbssd_layout,
     .single_writer = true,
 };

@@ -4,7 +4,9 @@
  * the files that implement it and by its unit tests:
  *   bbssd_params.c  options, geometry checks, capacity derivation
  *   bbssd_timing.c  cell-type tables, LUN / channel / host-link / firmware timelines
- *   bbssd_ftl.c     page mapping, reverse map, lines, write pointer, greedy GC
+ *   bbssd_ftl.c     page mapping, reverse map, lines, write pointer, greedy GC,
+ *                   the state block (persistent on a mem_path medium)
+ *   bbssd_repair.c  start-up check and crash repair of a persistent state
  *   bbssd.c         the fm_model_ops table (fm_bbssd_ops)
  *
  * Units: times in nanoseconds, sizes in bytes, "pages" are NAND pages
@@ -135,34 +137,67 @@ enum bbssd_line_state {
 	BBSSD_LINE_VICTIM, /* being collected */
 };
 
-/* The mapping tables and line bookkeeping (bbssd_ftl.c). */
+/*
+ * The FTL's state that outlives the process on a persistent medium
+ * (mem_path), at the start of one block that holds the tables after it
+ * (bbssd_state_bytes()).  Indices only, no pointers: the block may be mapped
+ * anywhere.  in_op is 1 while submit() / idle() change the state, so a
+ * start that finds it set knows the process died in the middle of a change
+ * and repairs the state (bbssd_ftl_init).
+ */
+struct bbssd_pstate {
+	uint64_t magic; /* BBSSD_PSTATE_MAGIC once initialised */
+	uint64_t in_op;
+	uint64_t free_head, free_cnt; /* ring of free lines, oldest erased first */
+	uint64_t wp_pos;	      /* next position inside wp_line */
+	uint64_t gc_cursor;	      /* next position of the victim to look at */
+	uint64_t gc_erased_cnt;
+	uint32_t wp_line;   /* BBSSD_NO_LINE until the next allocation opens one */
+	uint32_t gc_victim; /* BBSSD_NO_LINE when no collection is in progress */
+	struct bbssd_counters ctr;
+};
+
+#define BBSSD_PSTATE_MAGIC 0x3153544d53534242ull /* "BBSSMTS1" */
+
+/* The mapping tables and line bookkeeping (bbssd_ftl.c), inside the state block. */
 struct bbssd_ftl {
 	const struct bbssd_params *p;
 	struct bbssd_timeline *tl;
-	struct bbssd_counters *ctr;
-	int node; /* NUMA node of the tables, -1 = any */
+	struct bbssd_counters *ctr; /* &ps->ctr */
+	int node;		    /* NUMA node of the tables, -1 = any */
+	struct bbssd_pstate *ps;
+	bool state_owned; /* allocated here (no persistent medium) */
 
 	uint32_t *map;	/* lpn -> ppn */
 	uint32_t *rmap; /* ppn -> lpn */
 	uint32_t *line_vpc;
 	uint32_t *line_erases;
+	uint32_t *free_q;
 	uint8_t *line_state;
-	uint32_t *free_q; /* ring of free lines, oldest erased first */
-	uint64_t free_head, free_cnt;
-
-	uint32_t wp_line; /* BBSSD_NO_LINE until the next allocation opens one */
-	uint64_t wp_pos;  /* next position inside wp_line */
-
-	uint32_t gc_victim; /* BBSSD_NO_LINE when no collection is in progress */
-	uint64_t gc_cursor; /* next position of the victim to look at */
-	uint8_t *gc_erased; /* per LUN: the victim's blocks there are erased */
-	uint64_t gc_erased_cnt;
-	uint64_t gc_bg_since; /* when background GC picked the victim (ns) */
+	uint8_t *gc_erased;   /* per LUN: the victim's blocks there are erased */
+	uint64_t gc_bg_since; /* when background GC picked the victim (ns; not persisted) */
 };
 
+/* Bytes of the state block (struct bbssd_pstate and the tables) for p. */
+size_t bbssd_state_bytes(const struct bbssd_params *p);
+
+/*
+ * Set the FTL up over `state` (bbssd_state_bytes() long), or over a block
+ * allocated here when state is NULL.  fresh: initialise it (an empty
+ * device).  Else adopt it: a state left in the middle of a change (in_op)
+ * or found inconsistent is repaired (maps are the truth: reverse map, valid
+ * counts, line states, free-line queue, write pointer and victim are
+ * rebuilt from them; a one-line account goes to note) and checked again;
+ * a state no crash can explain (a mapping outside the NAND, two pages of
+ * one line claiming one logical page, a bad magic) is refused with -EINVAL
+ * and a message.  Returns 0, -ENOMEM or -EINVAL.
+ */
 int bbssd_ftl_init(struct bbssd_ftl *f, const struct bbssd_params *p, struct bbssd_timeline *tl,
-		   struct bbssd_counters *ctr, int node);
+		   int node, void *state, bool fresh, char *note, size_t notelen, char *err,
+		   size_t errlen);
 void bbssd_ftl_fini(struct bbssd_ftl *f);
+/* bbssd_repair.c: adopt a state found in a medium (check, repair or refuse; see init). */
+int bbssd_ftl_adopt(struct bbssd_ftl *f, char *note, size_t notelen, char *err, size_t errlen);
 uint64_t bbssd_ftl_read_page(struct bbssd_ftl *f, uint64_t lpn, uint64_t t);
 int bbssd_ftl_write_page(struct bbssd_ftl *f, uint64_t lpn, uint64_t now, uint64_t t,
 			 uint64_t *end);
@@ -170,6 +205,20 @@ void bbssd_ftl_unmap(struct bbssd_ftl *f, uint64_t lpn);
 void bbssd_ftl_gc_background(struct bbssd_ftl *f, uint64_t now);
 int bbssd_ftl_check(const struct bbssd_ftl *f, char *err, size_t errlen);
 void bbssd_ftl_erase_summary(const struct bbssd_ftl *f, uint64_t *min, uint64_t *max, double *mean);
+
+/* Mark the state as being changed (on the writing thread, around submit / idle work). */
+static inline void bbssd_ftl_op_begin(struct bbssd_ftl *f)
+{
+	f->ps->in_op = 1;
+	__asm__ __volatile__("" ::: "memory");
+}
+
+static inline void bbssd_ftl_op_end(struct bbssd_ftl *f)
+{
+	__asm__ __volatile__("" ::: "memory");
+	f->ps->in_op = 0;
+}
+
 void *bbssd_table_alloc(size_t bytes, int node);
 void bbssd_table_free(void *ptr, size_t bytes, int node);
 
@@ -185,7 +234,8 @@ struct bbssd_dev {
 	struct bbssd_params p;
 	void *data; /* capacity_bytes, data kept at its logical offset */
 	struct bbssd_timeline tl;
-	struct bbssd_counters ctr;
+	struct bbssd_counters *ctr; /* in the FTL's state block */
+	struct fm_undo *undo;	    /* persistent medium: block-atomic writes; NULL = volatile */
 	struct bbssd_ftl ftl;
 	uint64_t idle_next_ns; /* idle(): nothing before this time (ns) */
 };

@@ -61,68 +61,107 @@ void bbssd_table_free(void *ptr, size_t bytes, int node)
 		free(ptr);
 }
 
-static size_t map_bytes(const struct bbssd_ftl *f)
+/* Where each table lies inside the state block (bytes from its start). */
+struct state_layout {
+	size_t map, rmap, vpc, erases, free_q, state, gc_erased, total;
+};
+
+static size_t align8(size_t v)
 {
-	return f->p->tt_lpns * sizeof(uint32_t);
+	return (v + 7) & ~(size_t)7;
 }
 
-static size_t rmap_bytes(const struct bbssd_ftl *f)
+static void state_layout(const struct bbssd_params *p, struct state_layout *l)
 {
-	return f->p->tt_pgs * sizeof(uint32_t);
+	l->map = align8(sizeof(struct bbssd_pstate));
+	l->rmap = l->map + align8(p->tt_lpns * sizeof(uint32_t));
+	l->vpc = l->rmap + align8(p->tt_pgs * sizeof(uint32_t));
+	l->erases = l->vpc + align8(p->tt_lines * sizeof(uint32_t));
+	l->free_q = l->erases + align8(p->tt_lines * sizeof(uint32_t));
+	l->state = l->free_q + align8(p->tt_lines * sizeof(uint32_t));
+	l->gc_erased = l->state + align8(p->tt_lines);
+	l->total = l->gc_erased + align8(p->nluns);
 }
 
-static size_t line_bytes(const struct bbssd_ftl *f, size_t elem)
+size_t bbssd_state_bytes(const struct bbssd_params *p)
 {
-	return f->p->tt_lines * elem;
+	struct state_layout l;
+
+	state_layout(p, &l);
+	return l.total;
+}
+
+static void ftl_attach(struct bbssd_ftl *f, void *state)
+{
+	struct state_layout l;
+	uint8_t *b = state;
+
+	state_layout(f->p, &l);
+	f->ps = state;
+	f->ctr = &f->ps->ctr;
+	f->map = (uint32_t *)(b + l.map);
+	f->rmap = (uint32_t *)(b + l.rmap);
+	f->line_vpc = (uint32_t *)(b + l.vpc);
+	f->line_erases = (uint32_t *)(b + l.erases);
+	f->free_q = (uint32_t *)(b + l.free_q);
+	f->line_state = b + l.state;
+	f->gc_erased = b + l.gc_erased;
+}
+
+/* An empty device: every table written, which also faults it in before any I/O. */
+static void ftl_format(struct bbssd_ftl *f)
+{
+	const struct bbssd_params *p = f->p;
+
+	memset(f->ps, 0, sizeof(*f->ps));
+	memset(f->map, 0xff, p->tt_lpns * sizeof(uint32_t));
+	memset(f->rmap, 0xff, p->tt_pgs * sizeof(uint32_t));
+	memset(f->line_vpc, 0, p->tt_lines * sizeof(uint32_t));
+	memset(f->line_erases, 0, p->tt_lines * sizeof(uint32_t));
+	memset(f->line_state, BBSSD_LINE_FREE, p->tt_lines);
+	memset(f->gc_erased, 0, p->nluns);
+	for (uint64_t i = 0; i < p->tt_lines; i++)
+		f->free_q[i] = (uint32_t)i;
+	f->ps->free_head = 0;
+	f->ps->free_cnt = p->tt_lines;
+	f->ps->wp_line = BBSSD_NO_LINE;
+	f->ps->gc_victim = BBSSD_NO_LINE;
+	__asm__ __volatile__("" ::: "memory");
+	f->ps->magic = BBSSD_PSTATE_MAGIC;
 }
 
 int bbssd_ftl_init(struct bbssd_ftl *f, const struct bbssd_params *p, struct bbssd_timeline *tl,
-		   struct bbssd_counters *ctr, int node)
+		   int node, void *state, bool fresh, char *note, size_t notelen, char *err,
+		   size_t errlen)
 {
 	memset(f, 0, sizeof(*f));
 	f->p = p;
 	f->tl = tl;
-	f->ctr = ctr;
 	f->node = node;
-	f->map = bbssd_table_alloc(map_bytes(f), node);
-	f->rmap = bbssd_table_alloc(rmap_bytes(f), node);
-	f->line_vpc = bbssd_table_alloc(line_bytes(f, sizeof(uint32_t)), node);
-	f->line_erases = bbssd_table_alloc(line_bytes(f, sizeof(uint32_t)), node);
-	f->line_state = bbssd_table_alloc(line_bytes(f, sizeof(uint8_t)), node);
-	f->free_q = bbssd_table_alloc(line_bytes(f, sizeof(uint32_t)), node);
-	f->gc_erased = calloc(p->nluns, 1);
-	if (!f->map || !f->rmap || !f->line_vpc || !f->line_erases || !f->line_state ||
-	    !f->free_q || !f->gc_erased) {
-		bbssd_ftl_fini(f);
-		return -ENOMEM;
+	if (state == NULL) {
+		state = bbssd_table_alloc(bbssd_state_bytes(p), node);
+		if (state == NULL) {
+			snprintf(err, errlen, "out of memory for the mapping tables");
+			return -ENOMEM;
+		}
+		f->state_owned = true;
+		fresh = true;
 	}
-	/* Writing every entry also faults the tables in before any I/O. */
-	memset(f->map, 0xff, map_bytes(f));
-	memset(f->rmap, 0xff, rmap_bytes(f));
-	memset(f->line_vpc, 0, line_bytes(f, sizeof(uint32_t)));
-	memset(f->line_erases, 0, line_bytes(f, sizeof(uint32_t)));
-	memset(f->line_state, BBSSD_LINE_FREE, line_bytes(f, sizeof(uint8_t)));
-	for (uint64_t i = 0; i < p->tt_lines; i++)
-		f->free_q[i] = (uint32_t)i;
-	f->free_head = 0;
-	f->free_cnt = p->tt_lines;
-	f->wp_line = BBSSD_NO_LINE;
-	f->gc_victim = BBSSD_NO_LINE;
-	return 0;
+	ftl_attach(f, state);
+	if (fresh) {
+		ftl_format(f);
+		return 0;
+	}
+	return bbssd_ftl_adopt(f, note, notelen, err, errlen);
 }
 
 void bbssd_ftl_fini(struct bbssd_ftl *f)
 {
-	bbssd_table_free(f->map, map_bytes(f), f->node);
-	bbssd_table_free(f->rmap, rmap_bytes(f), f->node);
-	bbssd_table_free(f->line_vpc, line_bytes(f, sizeof(uint32_t)), f->node);
-	bbssd_table_free(f->line_erases, line_bytes(f, sizeof(uint32_t)), f->node);
-	bbssd_table_free(f->line_state, line_bytes(f, sizeof(uint8_t)), f->node);
-	bbssd_table_free(f->free_q, line_bytes(f, sizeof(uint32_t)), f->node);
-	free(f->gc_erased);
+	if (f->state_owned && f->ps != NULL)
+		bbssd_table_free(f->ps, bbssd_state_bytes(f->p), f->node);
+	f->ps = NULL;
 	f->map = f->rmap = f->line_vpc = f->line_erases = f->free_q = NULL;
-	f->gc_erased = NULL;
-	f->line_state = NULL;
+	f->gc_erased = f->line_state = NULL;
 }
 
 static uint64_t line_of(const struct bbssd_ftl *f, uint64_t ppn)
@@ -134,34 +173,34 @@ static uint64_t line_of(const struct bbssd_ftl *f, uint64_t ppn)
 
 static uint32_t free_pop(struct bbssd_ftl *f)
 {
-	uint32_t line = f->free_q[f->free_head];
+	uint32_t line = f->free_q[f->ps->free_head];
 
-	f->free_head = (f->free_head + 1) % f->p->tt_lines;
-	f->free_cnt--;
+	f->ps->free_head = (f->ps->free_head + 1) % f->p->tt_lines;
+	f->ps->free_cnt--;
 	return line;
 }
 
 static void free_push(struct bbssd_ftl *f, uint32_t line)
 {
-	f->free_q[(f->free_head + f->free_cnt) % f->p->tt_lines] = line;
-	f->free_cnt++;
+	f->free_q[(f->ps->free_head + f->ps->free_cnt) % f->p->tt_lines] = line;
+	f->ps->free_cnt++;
 	f->line_state[line] = BBSSD_LINE_FREE;
 }
 
 /* Next page at the write pointer; opens a free line when needed. */
 static int wp_alloc(struct bbssd_ftl *f, uint64_t *ppn)
 {
-	if (f->wp_line == BBSSD_NO_LINE) {
-		if (f->free_cnt == 0)
+	if (f->ps->wp_line == BBSSD_NO_LINE) {
+		if (f->ps->free_cnt == 0)
 			return -ENOSPC;
-		f->wp_line = free_pop(f);
-		f->wp_pos = 0;
-		f->line_state[f->wp_line] = BBSSD_LINE_OPEN;
+		f->ps->wp_line = free_pop(f);
+		f->ps->wp_pos = 0;
+		f->line_state[f->ps->wp_line] = BBSSD_LINE_OPEN;
 	}
-	*ppn = (uint64_t)f->wp_line * f->p->pgs_per_line + f->wp_pos;
-	if (++f->wp_pos == f->p->pgs_per_line) {
-		f->line_state[f->wp_line] = BBSSD_LINE_FULL;
-		f->wp_line = BBSSD_NO_LINE;
+	*ppn = (uint64_t)f->ps->wp_line * f->p->pgs_per_line + f->ps->wp_pos;
+	if (++f->ps->wp_pos == f->p->pgs_per_line) {
+		f->line_state[f->ps->wp_line] = BBSSD_LINE_FULL;
+		f->ps->wp_line = BBSSD_NO_LINE;
 	}
 	return 0;
 }
@@ -169,7 +208,7 @@ static int wp_alloc(struct bbssd_ftl *f, uint64_t *ppn)
 /* LUN the next allocation will program (the position alone decides it). */
 static uint64_t wp_next_glun(const struct bbssd_ftl *f)
 {
-	uint64_t pos = f->wp_line == BBSSD_NO_LINE ? 0 : f->wp_pos;
+	uint64_t pos = f->ps->wp_line == BBSSD_NO_LINE ? 0 : f->ps->wp_pos;
 
 	return bbssd_ppn_addr(f->p, pos).glun;
 }
@@ -229,7 +268,7 @@ static void nand_erase_lun(struct bbssd_ftl *f, uint64_t lun, uint64_t t)
 		bbssd_lun_use(f->tl, lun, t, bbssd_erase_ns(f->p));
 	f->ctr->block_erases += f->p->pls_per_lun;
 	f->gc_erased[lun] = 1;
-	f->gc_erased_cnt++;
+	f->ps->gc_erased_cnt++;
 }
 
 /* ---- garbage collection ---- */
@@ -253,8 +292,8 @@ static uint32_t gc_pick(const struct bbssd_ftl *f, bool force)
 
 static void gc_start(struct bbssd_ftl *f, uint32_t victim)
 {
-	f->gc_victim = victim;
-	f->gc_cursor = 0;
+	f->ps->gc_victim = victim;
+	f->ps->gc_cursor = 0;
 	f->line_state[victim] = BBSSD_LINE_VICTIM;
 }
 
@@ -285,13 +324,13 @@ static void gc_erase(struct bbssd_ftl *f, uint64_t t, uint64_t idle_at, bool for
 	for (uint64_t lun = 0; lun < f->p->nluns; lun++)
 		if (!f->gc_erased[lun] && f->tl->lun_free[lun] <= idle_at)
 			nand_erase_lun(f, lun, t);
-	if (f->gc_erased_cnt < f->p->nluns)
+	if (f->ps->gc_erased_cnt < f->p->nluns)
 		return;
 	memset(f->gc_erased, 0, f->p->nluns);
-	f->gc_erased_cnt = 0;
-	f->line_erases[f->gc_victim]++;
-	free_push(f, f->gc_victim);
-	f->gc_victim = BBSSD_NO_LINE;
+	f->ps->gc_erased_cnt = 0;
+	f->line_erases[f->ps->gc_victim]++;
+	free_push(f, f->ps->gc_victim);
+	f->ps->gc_victim = BBSSD_NO_LINE;
 	f->ctr->gc_runs++;
 	if (foreground)
 		f->ctr->gc_fg_runs++;
@@ -302,10 +341,10 @@ static void gc_erase(struct bbssd_ftl *f, uint64_t t, uint64_t idle_at, bool for
 /* Collect the rest of the victim now (foreground). */
 static int gc_collect(struct bbssd_ftl *f, uint64_t t)
 {
-	uint64_t base = (uint64_t)f->gc_victim * f->p->pgs_per_line;
+	uint64_t base = (uint64_t)f->ps->gc_victim * f->p->pgs_per_line;
 
-	for (; f->gc_cursor < f->p->pgs_per_line; f->gc_cursor++) {
-		uint64_t ppn = base + f->gc_cursor;
+	for (; f->ps->gc_cursor < f->p->pgs_per_line; f->ps->gc_cursor++) {
+		uint64_t ppn = base + f->ps->gc_cursor;
 
 		if (f->rmap[ppn] != BBSSD_UNMAPPED && gc_move(f, ppn, t) != 0)
 			return -ENOSPC;
@@ -317,8 +356,8 @@ static int gc_collect(struct bbssd_ftl *f, uint64_t t)
 /* Foreground GC before a page allocation for a host write. */
 static void gc_ensure_space(struct bbssd_ftl *f, uint64_t now)
 {
-	while (f->free_cnt <= f->p->fg_thres_lines) {
-		if (f->gc_victim == BBSSD_NO_LINE) {
+	while (f->ps->free_cnt <= f->p->fg_thres_lines) {
+		if (f->ps->gc_victim == BBSSD_NO_LINE) {
 			uint32_t v = gc_pick(f, true);
 
 			if (v == BBSSD_NO_LINE)
@@ -335,7 +374,7 @@ static bool bg_may_move(const struct bbssd_ftl *f, uint64_t ppn, uint64_t now)
 {
 	uint64_t src = bbssd_ppn_addr(f->p, ppn).glun;
 
-	if (f->wp_line == BBSSD_NO_LINE && f->free_cnt <= f->p->fg_thres_lines)
+	if (f->ps->wp_line == BBSSD_NO_LINE && f->ps->free_cnt <= f->p->fg_thres_lines)
 		return false; /* the last free lines are foreground GC's */
 	return f->tl->lun_free[src] <= now && f->tl->lun_free[wp_next_glun(f)] <= now;
 }
@@ -344,12 +383,12 @@ void bbssd_ftl_gc_background(struct bbssd_ftl *f, uint64_t now)
 {
 	uint64_t base, moves = 0;
 
-	if (f->free_cnt <= f->p->fg_thres_lines)
+	if (f->ps->free_cnt <= f->p->fg_thres_lines)
 		return; /* the next write's foreground GC does it */
-	if (f->gc_victim == BBSSD_NO_LINE) {
+	if (f->ps->gc_victim == BBSSD_NO_LINE) {
 		uint32_t v;
 
-		if (f->free_cnt > f->p->bg_thres_lines)
+		if (f->ps->free_cnt > f->p->bg_thres_lines)
 			return;
 		v = gc_pick(f, false);
 		if (v == BBSSD_NO_LINE)
@@ -357,10 +396,10 @@ void bbssd_ftl_gc_background(struct bbssd_ftl *f, uint64_t now)
 		gc_start(f, v);
 		f->gc_bg_since = now;
 	}
-	base = (uint64_t)f->gc_victim * f->p->pgs_per_line;
-	for (uint64_t scan = 0; scan < BBSSD_BG_MAX_SCAN && f->gc_cursor < f->p->pgs_per_line;
-	     scan++, f->gc_cursor++) {
-		uint64_t ppn = base + f->gc_cursor;
+	base = (uint64_t)f->ps->gc_victim * f->p->pgs_per_line;
+	for (uint64_t scan = 0; scan < BBSSD_BG_MAX_SCAN && f->ps->gc_cursor < f->p->pgs_per_line;
+	     scan++, f->ps->gc_cursor++) {
+		uint64_t ppn = base + f->ps->gc_cursor;
 
 		if (f->rmap[ppn] == BBSSD_UNMAPPED)
 			continue;
@@ -372,7 +411,7 @@ void bbssd_ftl_gc_background(struct bbssd_ftl *f, uint64_t now)
 		f->ctr->gc_bg_moved_pages++;
 		moves++;
 	}
-	if (f->gc_cursor == f->p->pgs_per_line)
+	if (f->ps->gc_cursor == f->p->pgs_per_line)
 		gc_erase(f, f->gc_bg_since, now, false);
 }
 
@@ -450,7 +489,7 @@ static int check_line(const struct bbssd_ftl *f, uint64_t l, uint64_t *valid, ch
 		if (f->rmap[base + pos] == BBSSD_UNMAPPED)
 			continue;
 		n++;
-		if (f->line_state[l] == BBSSD_LINE_OPEN && pos >= f->wp_pos) {
+		if (f->line_state[l] == BBSSD_LINE_OPEN && pos >= f->ps->wp_pos) {
 			snprintf(err, errlen,
 				 "line %" PRIu64 ": page %" PRIu64 " valid past the write pointer",
 				 l, pos);
@@ -475,22 +514,22 @@ static int check_lines(const struct bbssd_ftl *f, uint64_t mapped, char *err, si
 		if (check_line(f, l, &valid, err, errlen) != 0)
 			return -1;
 		nfree += f->line_state[l] == BBSSD_LINE_FREE;
-		if ((f->line_state[l] == BBSSD_LINE_OPEN) != (l == f->wp_line) ||
-		    (f->line_state[l] == BBSSD_LINE_VICTIM) != (l == f->gc_victim)) {
+		if ((f->line_state[l] == BBSSD_LINE_OPEN) != (l == f->ps->wp_line) ||
+		    (f->line_state[l] == BBSSD_LINE_VICTIM) != (l == f->ps->gc_victim)) {
 			snprintf(err, errlen, "line %" PRIu64 ": state %u disagrees with wp/gc", l,
 				 f->line_state[l]);
 			return -1;
 		}
 	}
-	for (uint64_t i = 0; i < f->free_cnt; i++)
-		if (f->line_state[f->free_q[(f->free_head + i) % f->p->tt_lines]] !=
+	for (uint64_t i = 0; i < f->ps->free_cnt; i++)
+		if (f->line_state[f->free_q[(f->ps->free_head + i) % f->p->tt_lines]] !=
 		    BBSSD_LINE_FREE)
 			nfree = UINT64_MAX;
-	if (nfree != f->free_cnt || valid != mapped) {
+	if (nfree != f->ps->free_cnt || valid != mapped) {
 		snprintf(err, errlen,
 			 "free lines %" PRIu64 " vs queue %" PRIu64 ", valid %" PRIu64
 			 " vs mapped %" PRIu64,
-			 nfree, f->free_cnt, valid, mapped);
+			 nfree, f->ps->free_cnt, valid, mapped);
 		return -1;
 	}
 	return 0;
@@ -501,9 +540,37 @@ static int check_lines(const struct bbssd_ftl *f, uint64_t mapped, char *err, si
  * each line's valid count is its number of mapped pages, line states
  * agree with the free queue, the write pointer and the GC victim.
  */
+/* The write pointer and the collection in progress point where they can. */
+static int check_cursors(const struct bbssd_ftl *f, char *err, size_t errlen)
+{
+	const struct bbssd_pstate *ps = f->ps;
+	uint64_t erased = 0;
+
+	for (uint64_t i = 0; i < f->p->nluns; i++)
+		erased += f->gc_erased[i] != 0;
+	if ((ps->wp_line != BBSSD_NO_LINE &&
+	     (ps->wp_line >= f->p->tt_lines || ps->wp_pos >= f->p->pgs_per_line)) ||
+	    (ps->gc_victim != BBSSD_NO_LINE && ps->gc_victim >= f->p->tt_lines) ||
+	    ps->gc_cursor > f->p->pgs_per_line || erased != ps->gc_erased_cnt ||
+	    (ps->gc_victim == BBSSD_NO_LINE && erased != 0) || ps->free_head >= f->p->tt_lines ||
+	    ps->free_cnt > f->p->tt_lines) {
+		snprintf(err, errlen,
+			 "write pointer %u+%" PRIu64 ", victim %u cursor %" PRIu64
+			 ", erased %" PRIu64 "/%" PRIu64 " or free queue %" PRIu64 "+%" PRIu64
+			 " out of range",
+			 ps->wp_line, ps->wp_pos, ps->gc_victim, ps->gc_cursor, erased,
+			 ps->gc_erased_cnt, ps->free_head, ps->free_cnt);
+		return -1;
+	}
+	return 0;
+}
+
 int bbssd_ftl_check(const struct bbssd_ftl *f, char *err, size_t errlen)
 {
 	uint64_t mapped;
+
+	if (check_cursors(f, err, errlen) != 0)
+		return -1;
 
 	if (check_maps(f, &mapped, err, errlen) != 0)
 		return -1;

@@ -72,6 +72,8 @@ struct fm_kv {
  * knows; a model may derive capacity_bytes (e.g. from NAND geometry with
  * op_pcent) in configure() when capacity_set is false.
  */
+struct fm_undo; /* ftl/fm_undo.h */
+
 struct fm_model_config {
 	uint64_t capacity_bytes; /* exposed capacity, bytes */
 	bool capacity_set;	 /* the user gave devsz_mb */
@@ -80,6 +82,23 @@ struct fm_model_config {
 	const struct fm_kv *kv;	 /* model-specific keys */
 	unsigned nkv;
 	void *priv; /* set by configure(): the model's parsed parameters */
+
+	/*
+	 * Persistent medium (mem_path); all NULL / false for a volatile device.
+	 *  undo:  the medium's sector undo log; the model writes data through
+	 *         fm_undo_write() / fm_undo_zero() so that a process killed
+	 *         mid-copy leaves each sector old or new (ftl/fm_undo.h).
+	 *  state: state_size() bytes inside the medium for the model's state
+	 *         (tables, pointers, counters); it holds no pointers, only
+	 *         indices, so it may be mapped anywhere.
+	 *  state_fresh: the state area was never used: initialise it; else
+	 *         adopt it, check it and repair it or refuse it (create()).
+	 *  note:  create() may leave a one-line remark for the log (a repair).
+	 */
+	struct fm_undo *undo;
+	void *state;
+	bool state_fresh;
+	char note[256];
 };
 
 /* Status a model returns from submit(). */
@@ -94,8 +113,16 @@ enum fm_status {
  * its own struct and gets back to that struct with FM_MODEL_CONTAINER (as
  * SPDK's to_blk_dev); the transport only ever holds a struct fm_model *.
  */
+struct fm_snap; /* ftl/fm_snap.h */
+
 struct fm_model {
 	const struct fm_model_ops *ops; /* set by create() */
+	/*
+	 * An image snapshot in progress (ftl/fm_snap.h), NULL otherwise: the
+	 * model calls fm_snap_before_write() before it changes data.  Set and
+	 * cleared by the daemon only while every poller is parked.
+	 */
+	struct fm_snap *snap;
 };
 
 /* The model's own struct around its embedded base: FM_MODEL_CONTAINER(m, struct nossd, base). */
@@ -197,6 +224,20 @@ struct fm_model_ops {
 	 * and bound its work (a few us) when there is.
 	 */
 	void (*idle)(struct fm_model *m, uint64_t now_ns);
+
+	/*
+	 * Optional (NULL = the model keeps no state that must persist): bytes
+	 * of state the model keeps in a persistent medium, for a configured
+	 * cfg (after configure()).
+	 */
+	size_t (*state_size)(const struct fm_model_config *cfg);
+
+	/*
+	 * Optional: the model's options that fix the layout of its state, as
+	 * "key=value,key=value" (recorded in a persistent medium's header; a
+	 * medium made with other values is refused, naming the key).
+	 */
+	void (*layout)(const struct fm_model_config *cfg, char *buf, size_t len);
 
 	/*
 	 * true: the transport calls submit() and idle() of one model from one

@@ -3,6 +3,8 @@
  * nossd.c - FEMU's NoSSD (femu_mode=2): a zero-latency memory disk.  Data is
  * copied at submission and every request completes at once.  The model keeps
  * no mutable state, so any number of pollers may call submit() concurrently.
+ * On a persistent medium (mem_path) writes go through the medium's undo log
+ * (fm_undo.h) so that a killed femud leaves every block old or new.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -10,11 +12,14 @@
 
 #include "ftl/fm_data.h"
 #include "ftl/fm_model_registry.h"
+#include "ftl/fm_snap.h"
+#include "ftl/fm_undo.h"
 
 struct nossd {
 	struct fm_model base;
 	void *data;
-	uint64_t capacity; /* bytes */
+	uint64_t capacity;    /* bytes */
+	struct fm_undo *undo; /* persistent medium: block-atomic writes; NULL = volatile */
 };
 
 static inline struct nossd *to_nossd(struct fm_model *m)
@@ -47,6 +52,7 @@ static int nossd_create(struct fm_model_config *cfg, void *data, struct fm_model
 	n->base.ops = &fm_nossd_ops;
 	n->data = data;
 	n->capacity = cfg->capacity_bytes;
+	n->undo = cfg->undo;
 	*out = &n->base;
 	return 0;
 }
@@ -67,14 +73,24 @@ static enum fm_status nossd_submit(struct fm_model *model, const struct fm_req *
 		fm_data_read(m->data, req);
 		return FM_S_OK;
 	case FM_OP_WRITE:
-		fm_data_write(m->data, req);
+		if (__builtin_expect(model->snap != NULL, 0))
+			fm_snap_before_write(model->snap, req->offset, req->len);
+		if (m->undo != NULL)
+			fm_undo_write(m->undo, m->data, req);
+		else
+			fm_data_write(m->data, req);
 		return FM_S_OK;
 	case FM_OP_FLUSH:
 		return FM_S_OK; /* memory is the medium: nothing volatile to flush */
 	case FM_OP_DISCARD:
 	case FM_OP_WRITE_ZEROES:
 		/* A discarded range reads back zeros (virtio-blk allows it; tests rely on it). */
-		fm_data_zero(m->data, req->offset, req->len);
+		if (__builtin_expect(model->snap != NULL, 0))
+			fm_snap_before_write(model->snap, req->offset, req->len);
+		if (m->undo != NULL)
+			fm_undo_zero(m->undo, m->data, req->offset, req->len);
+		else
+			fm_data_zero(m->data, req->offset, req->len);
 		return FM_S_OK;
 	}
 	return FM_S_UNSUPP;

@@ -2,7 +2,8 @@
 /*
  * mbe.c - the memory backend: allocation of a device's data region on a
  * NUMA node (libnuma), hugepage selection from sysfs counters, pre-faulting,
- * locking, and the move_pages placement check.  Runs at start-up only.
+ * locking, and the move_pages placement check; file-backed regions for a
+ * persistent medium (mem_path).  Runs at start-up only.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -11,7 +12,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <fcntl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -19,6 +24,9 @@
 
 #ifndef MAP_HUGE_SHIFT
 #define MAP_HUGE_SHIFT 26
+#endif
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
 #endif
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
@@ -323,4 +331,148 @@ int mbe_check_placement(const struct mbe_region *r, unsigned samples, int *other
 	free(pages);
 	free(status);
 	return on_node;
+}
+
+/* ---- file-backed regions (persistent medium) ---- */
+
+size_t mbe_file_page_size(int fd, bool *in_memory, const char **fsname)
+{
+	struct statfs sf;
+	size_t base = (size_t)sysconf(_SC_PAGESIZE);
+
+	*in_memory = false;
+	*fsname = "disk file system";
+	if (fstatfs(fd, &sf) != 0)
+		return base;
+	if (sf.f_type == HUGETLBFS_MAGIC) {
+		*in_memory = true;
+		*fsname = "hugetlbfs";
+		return (size_t)sf.f_bsize;
+	}
+	if (sf.f_type == TMPFS_MAGIC) {
+		*in_memory = true;
+		*fsname = "tmpfs";
+	}
+	return base;
+}
+
+/* The task's policy while pages are allocated: file pages follow it, not mbind. */
+static void mbe_task_bind(int node)
+{
+	struct bitmask *nodes;
+
+	if (node < 0 || !mbe_numa_ok())
+		return;
+	nodes = numa_allocate_nodemask();
+	numa_bitmask_setbit(nodes, (unsigned)node);
+	set_mempolicy(MPOL_BIND, nodes->maskp, nodes->size + 1);
+	numa_bitmask_free(nodes);
+}
+
+static void mbe_task_unbind(int node)
+{
+	if (node >= 0 && mbe_numa_ok())
+		set_mempolicy(MPOL_DEFAULT, NULL, 0);
+}
+
+static int mbe_file_reserve(int fd, size_t len, const char *fsname, char *err, size_t errlen)
+{
+	if (ftruncate(fd, (off_t)len) != 0) {
+		snprintf(err, errlen, "cannot size the file to %zu bytes on %s: %s", len, fsname,
+			 strerror(errno));
+		return -errno;
+	}
+	if (fallocate(fd, 0, 0, (off_t)len) == 0)
+		return 0;
+	if (errno == EOPNOTSUPP)
+		return 0; /* e.g. a file system without fallocate: sparse, filled on use */
+	snprintf(err, errlen, "the %s holding it cannot hold %zu MiB (fallocate: %s)", fsname,
+		 len >> 20, strerror(errno));
+	return errno == ENOSPC ? -ENOSPC : -errno;
+}
+
+static int mbe_file_bind(struct mbe_region *r, char *err, size_t errlen)
+{
+	struct bitmask *nodes;
+	long rc;
+
+	if (r->node < 0 || !mbe_numa_ok())
+		return 0;
+	nodes = numa_allocate_nodemask();
+	numa_bitmask_setbit(nodes, (unsigned)r->node);
+	rc = mbind(r->addr, r->map_len, MPOL_BIND, nodes->maskp, nodes->size + 1, MPOL_MF_MOVE);
+	numa_bitmask_free(nodes);
+	if (rc != 0 && errno != EIO) {
+		snprintf(err, errlen, "cannot bind the medium to node %d: %s", r->node,
+			 strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+/* Fault the mapping in; reading (never writing) where MADV_POPULATE_* is unknown. */
+static int mbe_file_prefault(struct mbe_region *r, bool in_mem)
+{
+	if (madvise(r->addr, r->len, in_mem ? MADV_POPULATE_WRITE : MADV_POPULATE_READ) == 0)
+		return 0;
+	if (errno != EINVAL)
+		return -1;
+	for (size_t off = 0; off < r->len; off += r->page_size)
+		(void)((volatile uint8_t *)r->addr)[off];
+	return 0;
+}
+
+int mbe_map_file(int fd, size_t len, int node, unsigned flags, bool fresh, struct mbe_region *out,
+		 char *err, size_t errlen)
+{
+	const char *fsname;
+	bool in_mem;
+	uint64_t t0 = mbe_now_ns();
+	int rc = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->len = len;
+	out->map_len = len;
+	out->node = node;
+	out->page_size = mbe_file_page_size(fd, &in_mem, &fsname);
+	if (node >= 0 && !mbe_node_exists(node)) {
+		snprintf(err, errlen, "NUMA node %d does not exist (highest node is %d)", node,
+			 mbe_max_node());
+		return -ENODEV;
+	}
+	mbe_task_bind(node);
+	if (fresh)
+		rc = mbe_file_reserve(fd, len, fsname, err, errlen);
+	if (rc == 0) {
+		out->addr = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (out->addr == MAP_FAILED) {
+			out->addr = NULL;
+			snprintf(err, errlen, "cannot map %zu bytes of it shared: %s", len,
+				 strerror(errno));
+			rc = -errno;
+		}
+	}
+	if (rc == 0)
+		rc = mbe_file_bind(out, err, errlen);
+	if (rc == 0 && mbe_file_prefault(out, in_mem) != 0) {
+		snprintf(err, errlen, "cannot fault in the %s file (%s)%s", fsname, strerror(errno),
+			 errno == EFAULT || errno == ENOMEM ? ": the file system is out of room"
+							    : "");
+		rc = errno == EFAULT ? -ENOSPC : -errno;
+	}
+	mbe_task_unbind(node);
+	if (rc != 0) {
+		mbe_free(out);
+		return rc;
+	}
+	out->hugepages = out->page_size != (size_t)sysconf(_SC_PAGESIZE);
+	if (!in_mem)
+		snprintf(out->note, sizeof(out->note),
+			 "the medium is on a %s: writes after the kernel's writeback fault "
+			 "(tmpfs or hugetlbfs avoid it)",
+			 fsname);
+	if (!(flags & MBE_F_NO_LOCK))
+		mbe_lock(out);
+	out->prefault_ns = mbe_now_ns() - t0;
+	return 0;
 }

@@ -59,6 +59,29 @@ int mbe_alloc(size_t len, int node, unsigned flags, struct mbe_region *out, char
 void mbe_free(struct mbe_region *r);
 
 /*
+ * The file system holding the open file fd: its page size (hugetlbfs: the
+ * huge page size, else the base page size), whether it keeps files in
+ * memory (tmpfs, hugetlbfs) and its name for messages ("tmpfs", "hugetlbfs",
+ * "ext4/xfs/... (disk)").
+ */
+size_t mbe_file_page_size(int fd, bool *in_memory, const char **fsname);
+
+/*
+ * Map the first `len` bytes (a multiple of mbe_file_page_size()) of the open
+ * file fd shared, for a persistent medium.  With `fresh` the file is first
+ * sized to len and its blocks reserved (fallocate), so that a file system
+ * without room fails here with ENOSPC and a message, never later with
+ * SIGBUS.  Pages are allocated on `node` (the task's memory policy while
+ * they are reserved and faulted in, mbind for the mapping; pages an existing
+ * file already has elsewhere are moved when the kernel can), pre-faulted
+ * (written on tmpfs / hugetlbfs; only read on other file systems, where
+ * writing would make the whole file dirty) and locked unless MBE_F_NO_LOCK.
+ * Returns 0, or a negative errno with a message in err.
+ */
+int mbe_map_file(int fd, size_t len, int node, unsigned flags, bool fresh, struct mbe_region *out,
+		 char *err, size_t errlen);
+
+/*
  * Ask the kernel where `samples` pages spread over the region really are
  * (move_pages query).  Returns the number of sampled pages on r->node (or on
  * any node when r->node < 0), sets *other_node to a node some page landed

@@ -84,6 +84,16 @@ void pmd_poller_run_main(void);
 void pmd_pollers_stop(void);
 
 /*
+ * Park every running poller between two sweeps and return once all are
+ * parked: no request is being served anywhere until pmd_pollers_unpark().
+ * For a short exclusive moment of a control thread (an image snapshot);
+ * queue attach / detach wait meanwhile.  Not nestable; pollers that are not
+ * running are not waited for.
+ */
+void pmd_pollers_park(void);
+void pmd_pollers_unpark(void);
+
+/*
  * Called on rte_vhost's control thread each time a frontend connects to the
  * device at `path`, before the connection is accepted (never on the I/O
  * path; may block briefly).  Returns 0 to accept it, negative to refuse it

@@ -39,7 +39,7 @@
 /* pmd_pollers_stop(): sleep between checks that the main lcore's loop has exited (us). */
 #define MAIN_EXIT_CHECK_US 100
 
-enum ctl_type { CTL_ATTACH, CTL_DETACH, CTL_CALL };
+enum ctl_type { CTL_ATTACH, CTL_DETACH, CTL_CALL, CTL_PARK };
 
 struct ctl_msg {
 	enum ctl_type type;
@@ -68,6 +68,9 @@ struct pmd_poller {
 static struct pmd_poller *pollers[PMD_MAX_POLLERS];
 static unsigned npollers;
 static pthread_mutex_t poller_lock = PTHREAD_MUTEX_INITIALIZER;
+/* pmd_pollers_park(): parked pollers spin until this is set (under poller_lock). */
+static int park_go;
+static struct ctl_msg park_msgs[PMD_MAX_POLLERS];
 
 unsigned pmd_poller_count(void)
 {
@@ -114,10 +117,22 @@ static void ctl_wait(const struct pmd_poller *p, struct ctl_msg *m)
 	}
 }
 
+/* CTL_PARK: say so, then wait between two sweeps until pmd_pollers_unpark(). */
+static void poller_park(struct ctl_msg *m)
+{
+	__atomic_store_n(&m->done, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&park_go, __ATOMIC_ACQUIRE))
+		rte_pause();
+}
+
 static void poller_apply(struct pmd_poller *p, struct ctl_msg *m)
 {
 	unsigned i;
 
+	if (m->type == CTL_PARK) {
+		poller_park(m);
+		return;
+	}
 	if (m->type == CTL_CALL) {
 		m->fn(m->arg);
 	} else if (m->type == CTL_ATTACH) {
@@ -276,6 +291,28 @@ void pmd_poller_detach(struct pmd_vq *q)
 	struct ctl_msg m = {.type = CTL_DETACH, .q = q};
 
 	ctl_apply_sync(pollers[q->poller], &m);
+}
+
+void pmd_pollers_park(void)
+{
+	pthread_mutex_lock(&poller_lock);
+	__atomic_store_n(&park_go, 0, __ATOMIC_RELEASE);
+	for (unsigned i = 0; i < npollers; i++) {
+		park_msgs[i] = (struct ctl_msg){.type = CTL_PARK};
+		if (pollers[i]->running)
+			while (rte_ring_mp_enqueue(pollers[i]->ctl, &park_msgs[i]) != 0)
+				rte_pause();
+		else
+			park_msgs[i].done = 1;
+	}
+	for (unsigned i = 0; i < npollers; i++)
+		ctl_wait(pollers[i], &park_msgs[i]);
+}
+
+void pmd_pollers_unpark(void)
+{
+	__atomic_store_n(&park_go, 1, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&poller_lock);
 }
 
 int pmd_pollers_start(void)

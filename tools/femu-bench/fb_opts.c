@@ -209,6 +209,10 @@ void fb_opts_usage(FILE *out)
 		"  --verify              stamp written sectors (LBA, generation, checksum), check "
 		"reads\n"
 		"  --verify-gen N        generation written / expected (1)\n"
+		"  --verify-map FILE     (implies --verify) keep per sector the generation last\n"
+		"                        acknowledged and last submitted in FILE; reads must find\n"
+		"                        one of them (survives runs and a backend killed mid-run;\n"
+		"                        give every run its own --verify-gen)\n"
 		"  --json                print the result as one JSON object\n"
 		"  --hostile             run malformed-input cases; prints 'N passed, N failed'\n"
 		"  --case TEXT           with --hostile: only the cases whose name contains TEXT\n"
@@ -237,6 +241,7 @@ enum {
 	O_CPUS,
 	O_VERIFY,
 	O_VGEN,
+	O_VMAP,
 	O_JSON,
 	O_HOSTILE,
 	O_PEER,
@@ -263,6 +268,7 @@ static const struct option long_opts[] = {
     {"cpus", required_argument, NULL, O_CPUS},
     {"verify", no_argument, NULL, O_VERIFY},
     {"verify-gen", required_argument, NULL, O_VGEN},
+    {"verify-map", required_argument, NULL, O_VMAP},
     {"json", no_argument, NULL, O_JSON},
     {"hostile", no_argument, NULL, O_HOSTILE},
     {"case", required_argument, NULL, O_CASE},
@@ -420,6 +426,10 @@ int fb_opts_parse(struct fb_opts *o, int argc, char **argv, char *err, size_t er
 			if (parse_uint(optarg, UINT64_MAX, &v) < 0)
 				return fail(err, errlen, "--verify-gen %s: a number", optarg);
 			o->verify_gen = v;
+			break;
+		case O_VMAP:
+			o->verify_map = optarg;
+			o->verify = true;
 			break;
 		case O_JSON:
 			o->json = true;

@@ -38,6 +38,7 @@ struct fb_opts {
 	unsigned ncpus;
 	bool verify;		  /* --verify */
 	uint64_t verify_gen;	  /* --verify-gen */
+	const char *verify_map;	  /* --verify-map FILE: expectations kept across runs */
 	bool json;		  /* --json */
 	bool hostile;		  /* --hostile */
 	const char *hostile_case; /* --case: only hostile cases whose name contains this */

@@ -47,6 +47,7 @@ struct worker {
 	uint64_t quota;	   /* requests left to submit */
 	uint64_t deadline; /* TSC; 0 = none */
 	bool seq, one_pass;
+	bool read_only; /* read / randread: a verify map may settle what it finds */
 	uint64_t seq_start, seq_end, cursor; /* bytes */
 	uint64_t timeout_ticks;
 	unsigned reported;
@@ -132,9 +133,12 @@ static void submit_one(struct worker *w, struct wq *q, uint64_t now, uint32_t ty
 	m->type = type;
 	if (w->run->o->verify) {
 		void *buf = fb_vq_slot_data(q->vq, slot);
-		if (type == VIRTIO_BLK_T_OUT)
+		if (type == VIRTIO_BLK_T_OUT) {
 			fb_verify_fill(buf, m->sector, len / 512, w->run->o->verify_gen);
-		else
+			if (w->run->vmap)
+				fb_vmap_submitted(w->run->vmap, m->sector, len / 512,
+						  w->run->o->verify_gen);
+		} else
 			poison_headers(buf, len);
 	}
 	if (q->inflight++ == 0)
@@ -149,8 +153,14 @@ static void check_read(struct worker *w, struct wq *q, unsigned slot)
 	enum fb_vres r;
 	int bad;
 
-	bad = fb_verify_check(fb_vq_slot_data(q->vq, slot), m->sector, m->len / 512,
-			      w->run->o->verify_gen, &r, &flba, &fgen);
+	uint64_t want = w->run->o->verify_gen;
+
+	if (w->run->vmap)
+		bad = fb_vmap_check(w->run->vmap, fb_vq_slot_data(q->vq, slot), m->sector,
+				    m->len / 512, w->read_only, &r, &want, &flba, &fgen);
+	else
+		bad = fb_verify_check(fb_vq_slot_data(q->vq, slot), m->sector, m->len / 512, want,
+				      &r, &flba, &fgen);
 	if (bad < 0)
 		return;
 	w->verify_errors++;
@@ -160,7 +170,7 @@ static void check_read(struct worker *w, struct wq *q, unsigned slot)
 			"at sector %" PRIu64 ", queue %u): %s; expected gen %" PRIu64
 			", found lba %" PRIu64 " gen %" PRIu64 "\n",
 			m->sector + (uint64_t)bad, m->len, m->sector, q->vq->index,
-			fb_verify_res_str(r), w->run->o->verify_gen, flba, fgen);
+			fb_verify_res_str(r), want, flba, fgen);
 	fail_worker(w);
 }
 
@@ -194,6 +204,8 @@ static void complete_one(struct worker *w, struct wq *q, uint32_t id, uint64_t n
 		fail_worker(w);
 	} else if (m->type == VIRTIO_BLK_T_IN && w->run->o->verify) {
 		check_read(w, q, (unsigned)slot);
+	} else if (m->type == VIRTIO_BLK_T_OUT && w->run->vmap) {
+		fb_vmap_acked(w->run->vmap, m->sector, m->len / 512, w->run->o->verify_gen);
 	}
 	w->ios++;
 	w->bytes += m->len;
@@ -292,6 +304,7 @@ static int worker_setup(struct worker *w, const struct fb_run *run, unsigned id,
 	fb_hist_init(&w->hist);
 	w->seq = o->rw == FB_RW_READ || o->rw == FB_RW_WRITE;
 	w->one_pass = w->seq && o->time_s <= 0 && o->ios == 0;
+	w->read_only = o->rw == FB_RW_READ || o->rw == FB_RW_RANDREAD;
 	if (o->ios)
 		w->quota = o->ios / nw + (id < o->ios % nw ? 1 : 0);
 	else

@@ -14,6 +14,7 @@
 
 #include "fb_hist.h"
 #include "fb_opts.h"
+#include "fb_vmap.h"
 #include "fb_vring.h"
 
 struct fb_result {
@@ -34,10 +35,11 @@ struct fb_result {
 
 struct fb_run {
 	const struct fb_opts *o;
-	struct fb_vq *vqs; /* [o->queues] */
-	uint64_t start;	   /* first byte of the range */
-	uint64_t len;	   /* bytes in the range */
-	uint32_t blk_size; /* device logical block size */
+	struct fb_vq *vqs;    /* [o->queues] */
+	uint64_t start;	      /* first byte of the range */
+	uint64_t len;	      /* bytes in the range */
+	uint32_t blk_size;    /* device logical block size */
+	struct fb_vmap *vmap; /* --verify-map, or NULL */
 };
 
 /*

@@ -191,6 +191,7 @@ static int connect_device(struct bench *b)
 static int run_bench(struct bench *b)
 {
 	struct fb_run run = {.o = &b->o, .vqs = b->vqs};
+	struct fb_vmap vmap;
 	struct fb_result *res;
 	int rc;
 
@@ -209,6 +210,16 @@ static int run_bench(struct bench *b)
 	}
 	run.start = b->o.offset;
 	run.blk_size = b->blk_size;
+	if (b->o.verify_map) {
+		char err[300];
+
+		if (fb_vmap_open(&vmap, b->o.verify_map, b->capacity, err, sizeof(err)) != 0) {
+			fprintf(stderr, "femu-bench: %s\n", err);
+			teardown(b);
+			return 2;
+		}
+		run.vmap = &vmap;
+	}
 	res = malloc(sizeof(*res));
 	if (!res) {
 		teardown(b);
@@ -216,6 +227,8 @@ static int run_bench(struct bench *b)
 	}
 	rc = fb_workload_run(&run, res) == 0 ? 0 : 1;
 	teardown(b);
+	if (run.vmap)
+		fb_vmap_close(run.vmap);
 	if (b->o.json)
 		fb_report_json(stdout, &b->o, res);
 	else

@@ -61,6 +61,7 @@ static void usage(FILE *out)
 	    "  stats-reset [SOCK]                zero the counters\n"
 	    "  set SOCK key=value...             change model timings (pg_rd_lat, ...) at runtime\n"
 	    "  save-config FILE                  write the running configuration ('-': stdout)\n"
+	    "  image-save [PATH]                 save the device's (every device's) image=FILE\n"
 	    "                                    for femud --config FILE\n"
 	    "  call METHOD [PARAMS_JSON]         any RPC method, raw JSON result\n"
 	    "\n"
@@ -463,6 +464,10 @@ static int run(struct ctl *c, int argc, char **argv)
 				 : bad_args(cmd);
 	if (strcmp(cmd, "set") == 0)
 		return argc >= 3 ? cmd_set(c, a1, argv + 2, argc - 2) : bad_args(cmd);
+	if (strcmp(cmd, "image-save") == 0)
+		return argc <= 2
+			   ? cmd_simple(c, "image_save", a1 ? json_pack("{s:s}", "path", a1) : NULL)
+			   : bad_args(cmd);
 	if (strcmp(cmd, "save-config") == 0)
 		return argc == 2 ? cmd_save(c, a1) : bad_args(cmd);
 	if (strcmp(cmd, "call") == 0)

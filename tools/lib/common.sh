@@ -4,7 +4,7 @@
 # Source it; it defines functions only.
 
 FEMUD_PACKAGES="build-essential pkg-config meson ninja-build libdpdk-dev dpdk-doc libnuma-dev
-  libhwloc-dev hwloc liburing-dev libcriterion-dev libjansson-dev qemu-system-x86 qemu-utils fio
+  libhwloc-dev hwloc liburing-dev libisal-dev libcriterion-dev libjansson-dev qemu-system-x86 qemu-utils fio
   busybox-static cpio xz-utils linux-image-amd64 jq procps util-linux clang-format python3
   clang libclang-rt-14-dev"
 

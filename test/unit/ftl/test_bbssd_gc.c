@@ -98,7 +98,7 @@ static void overwrite_workload(uint64_t times, uint64_t gap_ns, uint64_t check_e
 
 static void expect_gc_healthy(void)
 {
-	const struct bbssd_counters *c = &dev.m->ctr;
+	const struct bbssd_counters *c = dev.m->ctr;
 	uint64_t emin, emax;
 	double emean;
 
@@ -116,7 +116,7 @@ static void expect_gc_healthy(void)
 	cr_assert_gt(c->gc_moved_pages, 0);
 	cr_assert_eq(c->nand_write_pages, c->host_write_pages + c->gc_moved_pages);
 	cr_assert_gt((double)c->nand_write_pages / (double)c->host_write_pages, 1.0);
-	cr_assert_geq(dev.m->ftl.free_cnt, 1);
+	cr_assert_geq(dev.m->ftl.ps->free_cnt, 1);
 	/* Each collected line erased each of its blocks once. */
 	bbssd_ftl_erase_summary(&dev.m->ftl, &emin, &emax, &emean);
 	cr_assert_eq(c->block_erases, (uint64_t)(emean * (double)dev.m->p.tt_lines + 0.5) *
@@ -166,8 +166,8 @@ Test(bbssd_gc, foreground_gc_under_saturation_delays_writes)
 		worst = due - now > worst ? due - now : worst;
 		now += 1000;
 	}
-	cr_assert_eq(dev.m->ctr.gc_bg_moved_pages, 0);
-	cr_assert_gt(dev.m->ctr.gc_fg_runs, 0);
+	cr_assert_eq(dev.m->ctr->gc_bg_moved_pages, 0);
+	cr_assert_gt(dev.m->ctr->gc_fg_runs, 0);
 	/* A write queued behind GC's erases waits for them. */
 	cr_assert_geq(worst, p->blk_er_lat + p->pg_wr_lat);
 	check_consistent();
@@ -179,10 +179,10 @@ Test(bbssd_gc, background_gc_uses_idle_time)
 	open_dev(SMALL, 0);
 	/* 1 ms of idle time after every write: GC keeps up in the background. */
 	overwrite_workload(3, 1000 * US, 0);
-	cr_assert_gt(dev.m->ctr.gc_bg_runs, 0);
-	cr_assert_eq(dev.m->ctr.gc_fg_runs, 0);
-	cr_assert_eq(dev.m->ctr.gc_bg_moved_pages, dev.m->ctr.gc_moved_pages);
-	cr_assert_gt(dev.m->ftl.free_cnt, dev.m->p.fg_thres_lines);
+	cr_assert_gt(dev.m->ctr->gc_bg_runs, 0);
+	cr_assert_eq(dev.m->ctr->gc_fg_runs, 0);
+	cr_assert_eq(dev.m->ctr->gc_bg_moved_pages, dev.m->ctr->gc_moved_pages);
+	cr_assert_gt(dev.m->ftl.ps->free_cnt, dev.m->p.fg_thres_lines);
 	expect_gc_healthy();
 }
 
@@ -194,8 +194,8 @@ Test(bbssd_gc, thresholds_in_lines)
 	cr_assert_eq(dev.m->p.fg_thres_lines, 64 * (100 - 95) / 100);
 	/* Filling 256 MiB (32 of 64 lines) does not start GC. */
 	tdev_fill(&dev, 256 * MIB, 128 * KIB);
-	cr_assert_eq(dev.m->ctr.gc_runs, 0);
-	cr_assert_eq(dev.m->ftl.free_cnt, 64 - 32);
+	cr_assert_eq(dev.m->ctr->gc_runs, 0);
+	cr_assert_eq(dev.m->ftl.ps->free_cnt, 64 - 32);
 }
 
 Test(bbssd_gc, discard_unmaps_whole_pages)
@@ -216,7 +216,7 @@ Test(bbssd_gc, discard_unmaps_whole_pages)
 	cr_assert_eq(dev.m->ftl.map[2], BBSSD_UNMAPPED);
 	cr_assert_neq(dev.m->ftl.map[3], BBSSD_UNMAPPED);
 	cr_assert_eq(dev.m->ftl.line_vpc[line], 2);
-	cr_assert_eq(dev.m->ctr.unmapped_pages, 2);
+	cr_assert_eq(dev.m->ctr->unmapped_pages, 2);
 	check_consistent();
 	/* Discarded bytes read back zero; an unmapped page costs no NAND time. */
 	memset(buf, 0x11, sizeof(buf));
@@ -270,7 +270,7 @@ Test(bbssd_gc, mixed_discard_and_overwrite_stay_consistent)
 	}
 	check_consistent();
 	verify_all();
-	cr_assert_eq(dev.m->ctr.alloc_failures, 0);
+	cr_assert_eq(dev.m->ctr->alloc_failures, 0);
 }
 
 Test(bbssd_gc, tables_on_a_numa_node)
@@ -336,8 +336,8 @@ Test(bbssd_gc, random_mixed_ops_match_a_shadow_copy)
 		dev.clock = due;
 	}
 	check_consistent();
-	cr_assert_gt(dev.m->ctr.gc_runs, 0);
-	cr_assert_eq(dev.m->ctr.alloc_failures, 0);
+	cr_assert_gt(dev.m->ctr->gc_runs, 0);
+	cr_assert_eq(dev.m->ctr->alloc_failures, 0);
 	for (uint64_t off = 0; off < cap; off += 64 * KIB) {
 		uint64_t len = cap - off < 64 * KIB ? cap - off : 64 * KIB;
 
@@ -363,8 +363,8 @@ Test(bbssd_gc, background_gc_moves_the_tail_not_the_median)
 	uint8_t buf[4096];
 
 	overwrite_workload(1, 0, 0);
-	moved = dev.m->ctr.gc_bg_moved_pages;
-	cr_assert_leq(dev.m->ftl.free_cnt, p->bg_thres_lines, "background GC is due");
+	moved = dev.m->ctr->gc_bg_moved_pages;
+	cr_assert_leq(dev.m->ftl.ps->free_cnt, p->bg_thres_lines, "background GC is due");
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t now = dev.clock;
 
@@ -379,8 +379,8 @@ Test(bbssd_gc, background_gc_moves_the_tail_not_the_median)
 	}
 	cr_log_info("%llu of %llu reads waited for background GC, which moved %llu pages",
 		    (unsigned long long)slow, (unsigned long long)(n - n / 8),
-		    (unsigned long long)(dev.m->ctr.gc_bg_moved_pages - moved));
-	cr_assert_gt(dev.m->ctr.gc_bg_moved_pages, moved);
+		    (unsigned long long)(dev.m->ctr->gc_bg_moved_pages - moved));
+	cr_assert_gt(dev.m->ctr->gc_bg_moved_pages, moved);
 	cr_assert_gt(slow, 0, "no read ever waited for GC");
 	cr_assert_lt(slow, (n - n / 8) / 2, "the median read waited for GC");
 	check_consistent();
@@ -402,29 +402,29 @@ static uint64_t overwrite_until_bg_due(void)
 		write_lpn(lpn, dev.clock, &due);
 	now = dev.clock;
 	/* down to one line above the foreground threshold: lines get invalid pages */
-	while (dev.m->ftl.free_cnt > p->fg_thres_lines + 1) {
+	while (dev.m->ftl.ps->free_cnt > p->fg_thres_lines + 1) {
 		write_lpn(trand(&seed) % p->tt_lpns, now, &due);
 		now += 1000;
 	}
-	cr_assert_leq(dev.m->ftl.free_cnt, p->bg_thres_lines);
-	cr_assert_eq(dev.m->ctr.gc_runs, 0);
+	cr_assert_leq(dev.m->ftl.ps->free_cnt, p->bg_thres_lines);
+	cr_assert_eq(dev.m->ctr->gc_runs, 0);
 	return tdev_idle_time(&dev);
 }
 
 Test(bbssd_gc, idle_runs_background_gc_while_no_request_arrives)
 {
 	open_dev(SMALL, 0);
-	uint64_t t = overwrite_until_bg_due(), free_before = dev.m->ftl.free_cnt;
-	uint64_t host = dev.m->ctr.host_write_pages;
+	uint64_t t = overwrite_until_bg_due(), free_before = dev.m->ftl.ps->free_cnt;
+	uint64_t host = dev.m->ctr->host_write_pages;
 
 	/* The poller calls idle() on empty sweeps: here every 500 ns for 100 ms. */
 	for (uint64_t end = t + 100 * 1000 * US; t < end; t += 500)
 		fm_bbssd_ops.idle(dev.model, t);
-	cr_assert_gt(dev.m->ctr.gc_bg_runs, 0);
-	cr_assert_eq(dev.m->ctr.gc_fg_runs, 0);
-	cr_assert_gt(dev.m->ftl.free_cnt, free_before);
-	cr_assert_eq(dev.m->ctr.host_write_pages, host, "idle() wrote host pages");
-	cr_assert_eq(dev.m->ctr.nand_write_pages, host + dev.m->ctr.gc_moved_pages);
+	cr_assert_gt(dev.m->ctr->gc_bg_runs, 0);
+	cr_assert_eq(dev.m->ctr->gc_fg_runs, 0);
+	cr_assert_gt(dev.m->ftl.ps->free_cnt, free_before);
+	cr_assert_eq(dev.m->ctr->host_write_pages, host, "idle() wrote host pages");
+	cr_assert_eq(dev.m->ctr->nand_write_pages, host + dev.m->ctr->gc_moved_pages);
 	check_consistent();
 	verify_all();
 }
@@ -435,21 +435,21 @@ Test(bbssd_gc, idle_is_rate_limited_and_free_when_nothing_is_due)
 	uint64_t t = overwrite_until_bg_due(), moved;
 
 	fm_bbssd_ops.idle(dev.model, t);
-	moved = dev.m->ctr.gc_bg_moved_pages;
+	moved = dev.m->ctr->gc_bg_moved_pages;
 	cr_assert_gt(moved, 0, "LUNs idle at t: the first call moves pages");
 	/* Within BBSSD_IDLE_PERIOD_NS of the last step: nothing, even with LUNs idle. */
 	fm_bbssd_ops.idle(dev.model, t + BBSSD_IDLE_PERIOD_NS - 1);
-	cr_assert_eq(dev.m->ctr.gc_bg_moved_pages, moved);
+	cr_assert_eq(dev.m->ctr->gc_bg_moved_pages, moved);
 	fini();
 
 	/* A device with free lines above the background threshold: idle() changes nothing. */
 	open_dev(SMALL, 0);
 	tdev_fill(&dev, dev.cap / 2, 64 * KIB);
-	struct bbssd_counters before = dev.m->ctr;
-	uint64_t free_before = dev.m->ftl.free_cnt;
+	struct bbssd_counters before = *dev.m->ctr;
+	uint64_t free_before = dev.m->ftl.ps->free_cnt;
 
 	for (uint64_t i = 0, now = tdev_idle_time(&dev); i < 10000; i++, now += 500)
 		fm_bbssd_ops.idle(dev.model, now);
-	cr_assert_eq(dev.m->ftl.free_cnt, free_before);
-	cr_assert_eq(memcmp(&before, &dev.m->ctr, sizeof(before)), 0);
+	cr_assert_eq(dev.m->ftl.ps->free_cnt, free_before);
+	cr_assert_eq(memcmp(&before, dev.m->ctr, sizeof(before)), 0);
 }

@@ -318,8 +318,8 @@ Test(bbssd_timing, unwritten_reads_cost_no_nand_time)
 	tdev_open(&dev, TUTORIAL, 0);
 	cr_assert_eq(tdev_lat(&dev, FM_OP_READ, 0, 4096), 0);
 	cr_assert_eq(tdev_lat(&dev, FM_OP_READ, 64 * MIB, 128 * KIB), 0);
-	cr_assert_eq(dev.m->ctr.nand_read_pages, 0);
-	cr_assert_eq(dev.m->ctr.unwritten_read_pages, 1 + 32);
+	cr_assert_eq(dev.m->ctr->nand_read_pages, 0);
+	cr_assert_eq(dev.m->ctr->unwritten_read_pages, 1 + 32);
 	/* Half written: only the written half costs a read. */
 	tdev_lat(&dev, FM_OP_WRITE, 0, 4096);
 	cr_assert_eq(tdev_lat(&dev, FM_OP_READ, 0, 8192), dev.m->p.pg_rd_lat);
