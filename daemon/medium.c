@@ -115,14 +115,14 @@ int medium_hdr_check(const struct medium_hdr *h, const struct femud_dev_opts *o,
 	else if (h->secsz != o->secsz)
 		snprintf(why, sizeof(why), "it was made with secsz=%u, --dev has secsz=%u",
 			 h->secsz, o->secsz);
+	else if (layout_diff(lay->layout, h->layout, why, sizeof(why)))
+		; /* a geometry key first: it explains a capacity that differs too */
 	else if (h->capacity_bytes != lay->capacity_bytes)
 		snprintf(why, sizeof(why),
 			 "it holds %" PRIu64 " bytes (devsz_mb=%" PRIu64
 			 "), --dev asks for %" PRIu64 " bytes (devsz_mb=%" PRIu64 ")",
 			 h->capacity_bytes, h->capacity_bytes / MB, lay->capacity_bytes,
 			 lay->capacity_bytes / MB);
-	else if (layout_diff(lay->layout, h->layout, why, sizeof(why)))
-		;
 	else if (h->undo_off != lay->undo_off || h->undo_bytes != lay->undo_bytes ||
 		 h->state_off != lay->state_off || h->state_bytes != lay->state_bytes)
 		snprintf(why, sizeof(why),
