@@ -15,6 +15,12 @@ T=$(mktemp -d /tmp/pmd-guest.XXXXXX)
 FEMUD_PID=
 FEMUD_LOG=$T/femud.log
 GUEST_TIMEOUT=${GUEST_TIMEOUT:-150}
+# The guest kernel is pinned: Debian 12's 6.1 unless the caller names one
+# (test/guest/qemu10.sh: 6.12); mkimage would take the newest in /boot.
+if [ -z "${FEMU_GUEST_KVER:-}" ]; then
+	FEMU_GUEST_KVER=$(ls /boot/vmlinuz-6.1.* 2>/dev/null | sed 's|/boot/vmlinuz-||' | sort -V | tail -1)
+	[ -n "$FEMU_GUEST_KVER" ] && export FEMU_GUEST_KVER
+fi
 
 cleanup() {
 	if [ -n "$FEMUD_PID" ] && kill -0 "$FEMUD_PID" 2>/dev/null; then
