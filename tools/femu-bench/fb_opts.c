@@ -201,6 +201,8 @@ void fb_opts_usage(FILE *out)
 		"  --queues N            virtqueues to use (1)\n"
 		"  --qsize N             virtqueue size, power of two <= 1024 (1024)\n"
 		"  --time SEC            run for SEC seconds\n"
+		"  --ramp SEC            with --time: run SEC seconds of the same I/O first and\n"
+		"                        leave them out of every figure but the per-second rates\n"
 		"  --ios N               run N requests in total\n"
 		"                        (read/write without --time/--ios: one sequential pass)\n"
 		"  --size BYTES          byte range used (whole device from --offset)\n"
@@ -251,6 +253,7 @@ enum {
 	O_TIMEOUT,
 	O_SEED,
 	O_CASE,
+	O_RAMP,
 };
 
 static const struct option long_opts[] = {
@@ -262,6 +265,7 @@ static const struct option long_opts[] = {
     {"queues", required_argument, NULL, O_QUEUES},
     {"qsize", required_argument, NULL, O_QSIZE},
     {"time", required_argument, NULL, O_TIME},
+    {"ramp", required_argument, NULL, O_RAMP},
     {"ios", required_argument, NULL, O_IOS},
     {"size", required_argument, NULL, O_SIZE},
     {"offset", required_argument, NULL, O_OFFSET},
@@ -321,6 +325,8 @@ static int check_combination(struct fb_opts *o, char *err, size_t errlen)
 		return fail(err, errlen, "-s SOCK is required (or --selftest-peer)");
 	if (o->time_s > 0 && o->ios)
 		return fail(err, errlen, "--time and --ios are exclusive");
+	if (o->ramp_s > 0 && !(o->time_s > 0))
+		return fail(err, errlen, "--ramp needs --time");
 	if ((o->qsize & (o->qsize - 1)) || o->qsize < 4 || o->qsize > FB_MAX_QSIZE)
 		return fail(err, errlen, "--qsize %u: a power of two from 4 to %u", o->qsize,
 			    FB_MAX_QSIZE);
@@ -398,6 +404,10 @@ int fb_opts_parse(struct fb_opts *o, int argc, char **argv, char *err, size_t er
 		case O_TIME:
 			if (parse_time(optarg, &o->time_s) < 0)
 				return fail(err, errlen, "--time %s: seconds > 0", optarg);
+			break;
+		case O_RAMP:
+			if (parse_time(optarg, &o->ramp_s) < 0)
+				return fail(err, errlen, "--ramp %s: seconds > 0", optarg);
 			break;
 		case O_IOS:
 			if (parse_uint(optarg, UINT64_MAX, &v) < 0 || v == 0)

@@ -31,6 +31,7 @@ struct fb_opts {
 	unsigned queues;       /* --queues */
 	unsigned qsize;	       /* --qsize: virtqueue size (power of two <= 1024) */
 	double time_s;	       /* --time (0 = not time based) */
+	double ramp_s;	       /* --ramp: seconds of I/O before --time starts counting */
 	uint64_t ios;	       /* --ios (0 = not count based) */
 	uint64_t size;	       /* --size: byte range (0 = whole device from offset) */
 	uint64_t offset;       /* --offset: first byte of the range */

@@ -5,6 +5,8 @@
 #include "fb_report.h"
 
 #include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
 
 static double ticks_us(const struct fb_result *r, double ticks)
 {
@@ -26,6 +28,28 @@ void fb_summarize(const struct fb_result *r, struct fb_summary *s)
 	s->p999_us = ticks_us(r, (double)fb_hist_percentile(&r->lat, 99.9));
 	s->max_us = ticks_us(r, (double)r->lat.max);
 	s->min_us = r->lat.count ? ticks_us(r, (double)r->lat.min) : 0;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Median of the whole seconds after --ramp (0 when there are none). */
+static double steady_iops(const struct fb_opts *o, const struct fb_result *r)
+{
+	unsigned first = (unsigned)ceil(o->ramp_s);
+	uint32_t v[FB_PER_S_MAX];
+	unsigned n = 0;
+
+	for (unsigned i = first; i < r->nper_s; i++)
+		v[n++] = r->per_s[i];
+	if (n == 0)
+		return 0;
+	qsort(v, n, sizeof(v[0]), cmp_u32);
+	return n % 2 ? v[n / 2] : ((double)v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 static void bs_list(FILE *out, const struct fb_opts *o)
@@ -51,6 +75,12 @@ void fb_report_text(FILE *out, const struct fb_opts *o, const struct fb_result *
 	fprintf(out, "  initiator CPU %.1f%% of one core (%.0f requests per CPU second)\n",
 		s.cpu_pct, s.ios_per_cpu_s);
 	fprintf(out, "  kicks %" PRIu64 " (%.4f per I/O)\n", r->kicks, s.kicks_per_io);
+	if (r->nper_s > 1) {
+		fprintf(out, "  IOPS per second%s:", o->ramp_s > 0 ? " (ramp included)" : "");
+		for (unsigned i = 0; i < r->nper_s; i++)
+			fprintf(out, " %" PRIu32, r->per_s[i]);
+		fprintf(out, "\n  median of the seconds after the ramp: %.0f\n", steady_iops(o, r));
+	}
 	if (o->verify)
 		fprintf(out, "  verify: %" PRIu64 " reads failed (generation %" PRIu64 ")\n",
 			r->verify_errors, o->verify_gen);
@@ -71,6 +101,10 @@ void fb_report_json(FILE *out, const struct fb_opts *o, const struct fb_result *
 		",\"bytes\":%" PRIu64 ",\"elapsed_s\":%.6f,",
 		r->ios, r->reads, r->writes, r->bytes, r->elapsed_s);
 	fprintf(out, "\"iops\":%.1f,\"mbps\":%.3f,", s.iops, s.mbps);
+	fprintf(out, "\"ramp_s\":%.3f,\"iops_per_s\":[", o->ramp_s);
+	for (unsigned i = 0; i < r->nper_s; i++)
+		fprintf(out, "%s%" PRIu32, i ? "," : "", r->per_s[i]);
+	fprintf(out, "],\"iops_per_s_median\":%.1f,", steady_iops(o, r));
 	fprintf(out,
 		"\"lat_us\":{\"mean\":%.3f,\"p50\":%.3f,\"p99\":%.3f,\"p999\":%.3f,"
 		"\"max\":%.3f,\"min\":%.3f},",

@@ -45,7 +45,10 @@ struct worker {
 	unsigned nq;
 	uint64_t rng;
 	uint64_t quota;	   /* requests left to submit */
+	uint64_t t0;	   /* TSC when the run started (workers share it) */
+	uint64_t t_meas;   /* TSC from which completions count (after --ramp) */
 	uint64_t deadline; /* TSC; 0 = none */
+	uint64_t tsc_per_s;
 	bool seq, one_pass;
 	bool read_only; /* read / randread: a verify map may settle what it finds */
 	uint64_t seq_start, seq_end, cursor; /* bytes */
@@ -57,6 +60,7 @@ struct worker {
 	bool timed_out, failed;
 	double cpu_s;
 	uint64_t t_first, t_last;
+	uint32_t per_s[FB_PER_S_MAX]; /* completions per second since t0 */
 };
 
 static int g_stop;	/* any worker failed: everyone drains and stops */
@@ -190,7 +194,8 @@ static void complete_one(struct worker *w, struct wq *q, uint32_t id, uint64_t n
 		return;
 	}
 	m = &q->meta[slot];
-	fb_hist_add(&w->hist, now - m->start);
+	if (now >= w->t_meas)
+		fb_hist_add(&w->hist, now - m->start);
 	st = q->vq->status[slot];
 	if (st != VIRTIO_BLK_S_OK) {
 		w->io_errors++;
@@ -207,12 +212,14 @@ static void complete_one(struct worker *w, struct wq *q, uint32_t id, uint64_t n
 	} else if (m->type == VIRTIO_BLK_T_OUT && w->run->vmap) {
 		fb_vmap_acked(w->run->vmap, m->sector, m->len / 512, w->run->o->verify_gen);
 	}
-	w->ios++;
-	w->bytes += m->len;
-	if (m->type == VIRTIO_BLK_T_IN)
-		w->reads++;
-	else
-		w->writes++;
+	if (now >= w->t_meas) {
+		w->ios++;
+		w->bytes += m->len;
+		if (m->type == VIRTIO_BLK_T_IN)
+			w->reads++;
+		else
+			w->writes++;
+	}
 	m->len = 0;
 	q->inflight--;
 	q->free[q->nfree++] = (uint16_t)slot;
@@ -228,11 +235,17 @@ static unsigned sweep(struct worker *w, struct wq *q, bool submit)
 	uint64_t off = 0;
 
 	if (n) {
+		uint64_t sec;
+
 		now = fb_tsc();
 		for (unsigned i = 0; i < n; i++)
 			complete_one(w, q, ids[i], now);
 		q->last_progress = now;
-		w->t_last = now;
+		if (now >= w->t_meas)
+			w->t_last = now;
+		sec = (now - w->t0) / w->tsc_per_s;
+		if (sec < FB_PER_S_MAX)
+			w->per_s[sec] += n;
 	} else if (q->inflight && now - q->last_progress > w->timeout_ticks) {
 		fprintf(stderr,
 			"femu-bench: timeout: queue %u has %u requests in flight and no "
@@ -269,9 +282,9 @@ static void *worker_main(void *arg)
 
 	pin(w);
 	cpu0 = thread_cpu_s();
-	w->t_first = w->t_last = fb_tsc();
+	w->t_first = w->t_last = w->t_meas;
 	if (w->run->o->time_s > 0)
-		w->deadline = w->t_first + (uint64_t)(w->run->o->time_s * fb_tsc_hz());
+		w->deadline = w->t_meas + (uint64_t)(w->run->o->time_s * fb_tsc_hz());
 	for (;;) {
 		unsigned inflight = 0;
 		for (unsigned i = 0; i < w->nq && !w->timed_out; i++)
@@ -290,7 +303,8 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-static int worker_setup(struct worker *w, const struct fb_run *run, unsigned id, unsigned nw)
+static int worker_setup(struct worker *w, const struct fb_run *run, unsigned id, unsigned nw,
+			uint64_t t0)
 {
 	const struct fb_opts *o = run->o;
 	uint64_t chunk;
@@ -298,6 +312,9 @@ static int worker_setup(struct worker *w, const struct fb_run *run, unsigned id,
 	memset(w, 0, sizeof(*w));
 	w->id = id;
 	w->run = run;
+	w->t0 = t0;
+	w->tsc_per_s = (uint64_t)fb_tsc_hz();
+	w->t_meas = t0 + (uint64_t)(o->ramp_s * fb_tsc_hz());
 	w->cpu = o->cpus[id];
 	w->rng = (o->seed + 1) * 0x9e3779b97f4a7c15ull + id * 0x632be59bd9b4e019ull + 1;
 	w->timeout_ticks = (uint64_t)(o->timeout_ms * 1e-3 * fb_tsc_hz());
@@ -359,8 +376,14 @@ static void collect(struct fb_result *res, struct worker *ws, unsigned nw)
 			t0 = w->t_first;
 		if (w->t_last > t1)
 			t1 = w->t_last;
+		for (unsigned s = 0; s < FB_PER_S_MAX; s++)
+			res->per_s[s] += w->per_s[s];
 	}
 	res->elapsed_s = t1 > t0 ? (double)(t1 - t0) / res->tsc_hz : 0;
+	/* whole seconds from the shared start to the last completion */
+	res->nper_s = nw ? (unsigned)((double)(t1 - ws[0].t0) / res->tsc_hz) : 0;
+	if (res->nper_s > FB_PER_S_MAX)
+		res->nper_s = FB_PER_S_MAX;
 }
 
 void fb_workload_interrupt(void)
@@ -372,14 +395,16 @@ int fb_workload_run(const struct fb_run *run, struct fb_result *res)
 {
 	unsigned nw = run->o->ncpus;
 	struct worker *ws = calloc(nw, sizeof(*ws));
+	uint64_t t0;
 	int rc = 0;
 
 	if (!ws)
 		return -1;
 	fb_tsc_hz();
 	__atomic_store_n(&g_stop, 0, __ATOMIC_RELAXED);
+	t0 = fb_tsc();
 	for (unsigned i = 0; i < nw && rc == 0; i++)
-		rc = worker_setup(&ws[i], run, i, nw);
+		rc = worker_setup(&ws[i], run, i, nw, t0);
 	for (unsigned i = 0; i < nw && rc == 0; i++)
 		if (pthread_create(&ws[i].th, NULL, worker_main, &ws[i]) != 0) {
 			fprintf(stderr, "femu-bench: cannot start worker thread\n");

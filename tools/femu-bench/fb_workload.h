@@ -17,12 +17,15 @@
 #include "fb_vmap.h"
 #include "fb_vring.h"
 
+/* Seconds of per-second completion counts kept (later seconds are not counted there). */
+#define FB_PER_S_MAX 3600
+
 struct fb_result {
 	uint64_t ios;
 	uint64_t reads;
 	uint64_t writes;
 	uint64_t bytes;
-	double elapsed_s; /* first submit to last completion */
+	double elapsed_s; /* first submit (after --ramp) to last completion */
 	double cpu_s;	  /* user + system time of the worker threads */
 	uint64_t kicks;
 	uint64_t io_errors; /* completions with a status other than OK */
@@ -31,6 +34,12 @@ struct fb_result {
 	bool failed;
 	struct fb_hist lat; /* TSC ticks */
 	double tsc_hz;
+	/*
+	 * Completions in each whole second since the first submit, --ramp
+	 * included; per_s[0..nper_s).  The partial last second is left out.
+	 */
+	uint32_t per_s[FB_PER_S_MAX];
+	unsigned nper_s;
 };
 
 struct fb_run {

@@ -47,7 +47,15 @@ Test(fb_opts, defaults)
 	cr_assert(o.event_idx);
 	cr_assert_eq(o.timeout_ms, 5000);
 	cr_assert_eq(o.time_s, 0);
+	cr_assert_eq(o.ramp_s, 0);
 	cr_assert_eq(o.ios, 0);
+}
+
+Test(fb_opts, ramp_with_time)
+{
+	cr_assert_eq(PARSE("-s", "x", "--time", "10", "--ramp", "2.5"), 0, "%s", err);
+	cr_assert_float_eq(o.time_s, 10, 1e-9);
+	cr_assert_float_eq(o.ramp_s, 2.5, 1e-9);
 }
 
 Test(fb_opts, every_option)
@@ -129,6 +137,9 @@ Test(fb_opts, errors_name_the_option)
 	EXPECT_ERR("--time", "-s", "x", "--time", "abc");
 	EXPECT_ERR("--ios", "-s", "x", "--ios", "0");
 	EXPECT_ERR("exclusive", "-s", "x", "--ios", "5", "--time", "1");
+	EXPECT_ERR("--ramp", "-s", "x", "--ramp", "0", "--time", "1");
+	EXPECT_ERR("--ramp needs --time", "-s", "x", "--ramp", "1");
+	EXPECT_ERR("--ramp needs --time", "-s", "x", "--ramp", "1", "--ios", "5");
 	EXPECT_ERR("--size", "-s", "x", "--size", "0");
 	EXPECT_ERR("--size", "-s", "x", "--size", "12q");
 	EXPECT_ERR("multiples of 512", "-s", "x", "--size", "1000");

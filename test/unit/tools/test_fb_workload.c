@@ -136,3 +136,27 @@ Test(fb_workload, verify_writes_succeed_on_the_peer)
 	cr_assert_eq(res.writes, 2000);
 	cr_assert_eq(res.verify_errors, 0);
 }
+
+/*
+ * --ramp: the ramp's completions appear only in the per-second counts; the
+ * measured figures cover --time alone.
+ */
+Test(fb_workload, ramp_is_left_out_and_seconds_are_counted)
+{
+	struct fb_opts o;
+
+	base(&o);
+	o.time_s = 1.2;
+	o.ramp_s = 1.0;
+	cr_assert_eq(run(&o, 64 << 20), 0);
+	cr_assert_geq(res.nper_s, 2, "whole seconds %u", res.nper_s);
+	cr_assert_leq(res.nper_s, 3);
+	for (unsigned i = 0; i < res.nper_s; i++)
+		cr_assert_gt(res.per_s[i], 0, "second %u has no completion", i);
+	/* second 1 lies wholly inside the measured time; second 0 is the ramp */
+	cr_assert_geq(res.ios, res.per_s[1]);
+	cr_assert_eq(res.lat.count, res.ios);
+	cr_assert_eq(res.reads, res.ios);
+	/* elapsed covers the measured 1.2 s, not the ramp */
+	cr_assert(res.elapsed_s > 1.1 && res.elapsed_s < 1.7, "elapsed %.3f", res.elapsed_s);
+}
