@@ -3,14 +3,18 @@
 # bench_script.sh - tools/bench runs end to end (not a benchmark: one tiny
 # round against femud and, when installed, qemu-storage-daemon): exit 0, a
 # row per workload with figures, ratios, the goal lines and a JSON file with
-# the medians.  No performance figure is asserted.
+# the medians, each run's per-second rates and steady state, the machine floor
+# and its goal lines, and (with Debian's python3-matplotlib) the charts.  No
+# performance figure is asserted.
 # Args: femu-bench path.  Env: FEMUD, SRCDIR.
 . "$(dirname "$0")/femu_bench_lib.sh"
 
 targets=femud
 command -v qemu-storage-daemon >/dev/null && targets=femud,qsd-null
-timeout 240 "$SRCDIR/tools/bench" --rounds 1 --time 0.2 --size-mb 64 --targets "$targets" \
-	--femud "$FEMUD" --femu-bench "$BENCH" --json "$T/b.json" >"$T/b.out" 2>"$T/b.err"
+chart=
+/usr/bin/python3 -c 'import matplotlib' 2>/dev/null && chart=--chart
+timeout 300 "$SRCDIR/tools/bench" --rounds 1 --time 1 --ramp 0.2 --size-mb 64 --targets "$targets" \
+	--femud "$FEMUD" --femu-bench "$BENCH" --json "$T/b.json" $chart >"$T/b.out" 2>"$T/b.err"
 RC=$?
 cat "$T/b.out"
 [ "$RC" -eq 0 ] && ok "tools/bench exit 0" || { ko "tools/bench exit $RC"; cat "$T/b.err"; }
@@ -28,6 +32,16 @@ import json,sys
 j=json.load(open(sys.argv[1]))
 m=j["median"]["femud|randread 4k QD1"]
 assert m["iops"]>0 and m["lat_mean_us"]>0 and m["rounds"]==1, m
-assert j["failures"]==[], j["failures"]' "$T/b.json"; then ok "json medians"
+assert j["failures"]==[], j["failures"]
+r=j["runs"]["femud|randread 4k QD32"][0]
+assert r["ramp_s"]==0.2 and len(r["iops_per_s"])>=1 and r["steady_iops"]>0, r
+assert j["machine_floor"]["copy4k_per_s"]>0 and j["machine_floor"]["rounds"]==1
+assert len(m["lat_cdf_us"])>10' "$T/b.json"; then ok "json medians, per-second rates, floor"
 else ko "json: $(head -c 600 "$T/b.json")"; fi
+grep -q '^floor goal randread 4k QD32: femud ' "$T/b.out" && ok "floor goal lines" ||
+	ko "floor goal lines missing"
+if [ -n "$chart" ]; then
+	[ -s "$T/b-iops.png" ] && [ -s "$T/b-iops.svg" ] && [ -s "$T/b-qd1-latency.png" ] &&
+		ok "charts drawn" || ko "charts missing: $(ls "$T")"
+fi
 finish

@@ -52,6 +52,16 @@ bad size_zero "--size-mb" --size-mb 0
 bad size_word "--size-mb" --size-mb lots
 bad loss "--loss-ms" --loss-ms -5
 bad extra "unexpected" stray
+bad soak_zero "--copy-soak" --copy-soak 0
+
+# --copy-soak: one rate per whole second, each a positive count
+out=$("$FLOOR" --size-mb 64 --copy-soak 2 --json 2>&1)
+if python3 -c '
+import json,sys
+j=json.loads(sys.argv[1])
+r=j["copy4k_per_s"]
+assert len(r)==2 and all(x>0 for x in r), r' "$out"; then ok "copy-soak: two per-second rates"
+else ko "copy-soak: $out"; fi
 
 [ $fails -eq 0 ] && echo "all passed" || echo "$fails failed"
 exit $((fails > 0))

@@ -52,6 +52,19 @@ static double steady_iops(const struct fb_opts *o, const struct fb_result *r)
 	return n % 2 ? v[n / 2] : ((double)v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* "lat_cdf_us":[[pct,us],...]: the latency distribution, for charts. */
+static void lat_cdf_json(FILE *out, const struct fb_result *r)
+{
+	static const double pcts[] = {0.1, 1,  5,  10, 20, 30, 40,   50,   60,	  70,
+				      80,  90, 95, 97, 98, 99, 99.5, 99.9, 99.99, 100};
+
+	fprintf(out, "\"lat_cdf_us\":[");
+	for (unsigned i = 0; r->lat.count && i < sizeof(pcts) / sizeof(pcts[0]); i++)
+		fprintf(out, "%s[%g,%.3f]", i ? "," : "", pcts[i],
+			ticks_us(r, (double)fb_hist_percentile(&r->lat, pcts[i])));
+	fprintf(out, "],");
+}
+
 static void bs_list(FILE *out, const struct fb_opts *o)
 {
 	for (unsigned i = 0; i < o->nbs; i++)
@@ -109,6 +122,7 @@ void fb_report_json(FILE *out, const struct fb_opts *o, const struct fb_result *
 		"\"lat_us\":{\"mean\":%.3f,\"p50\":%.3f,\"p99\":%.3f,\"p999\":%.3f,"
 		"\"max\":%.3f,\"min\":%.3f},",
 		s.mean_us, s.p50_us, s.p99_us, s.p999_us, s.max_us, s.min_us);
+	lat_cdf_json(out, r);
 	fprintf(out, "\"ios_per_cpu_s\":%.1f,", s.ios_per_cpu_s);
 	fprintf(out, "\"cpu_pct\":%.2f,\"kicks\":%" PRIu64 ",\"kicks_per_io\":%.6f,", s.cpu_pct,
 		r->kicks, s.kicks_per_io);

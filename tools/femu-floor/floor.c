@@ -419,6 +419,36 @@ double floor_copy4k_rate(const struct floor_buf *b, unsigned n)
 	return best;
 }
 
+void floor_copy4k_soak(const struct floor_buf *b, unsigned secs, double *rates)
+{
+	enum { CHUNK = 4096 };
+	uint64_t s = 0x9e3779b97f4a7c15ull;
+	size_t nblk = b->len / BLOCK;
+	size_t off[CHUNK];
+	uint64_t start = now_ns();
+
+	for (unsigned k = 0; k < secs; k++)
+		rates[k] = 0;
+	for (;;) {
+		uint64_t t;
+		unsigned sec;
+
+		for (unsigned i = 0; i < CHUNK; i++)
+			off[i] = (size_t)(rnd(&s) % nblk) * BLOCK;
+		for (unsigned i = 0; i < CHUNK; i++) {
+			if (i + 1 < CHUNK)
+				for (unsigned l = 0; l < 512; l += LINE)
+					__builtin_prefetch(b->base + off[i + 1] + l, 0, 3);
+			memcpy(dst[i & 31], b->base + off[i], BLOCK);
+		}
+		t = now_ns();
+		sec = (unsigned)((t - start) / 1000000000ull);
+		if (sec >= secs)
+			return;
+		rates[sec] += CHUNK;
+	}
+}
+
 /* ---- CPU availability ---- */
 
 void floor_cpu_loss(unsigned ms, struct floor_loss *out)

@@ -58,6 +58,13 @@ double floor_copy4k_ns(const struct floor_buf *b, unsigned n);
 /* Random 4 KiB copies per second with look-ahead prefetch (best look-ahead and prefetch size). */
 double floor_copy4k_rate(const struct floor_buf *b, unsigned n);
 
+/*
+ * Random 4 KiB copies with the first 512 B prefetched one copy ahead, for
+ * secs whole seconds: the copies done in each second into rates[0..secs).
+ * Shows whether the rate out of a freshly faulted buffer changes with time.
+ */
+void floor_copy4k_soak(const struct floor_buf *b, unsigned secs, double *rates);
+
 /* Busy loop for ms milliseconds on the calling CPU. */
 struct floor_loss {
 	double lost_pct;     /* time in gaps > 1 us, percent */

@@ -18,12 +18,14 @@ struct floor_opts {
 	int cpu_a, cpu_b;
 	unsigned size_mb;
 	unsigned loss_ms;
+	unsigned soak_s; /* --copy-soak: only the per-second copy rate */
 	int json;
 };
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: femu-floor [--cpus A,B] [--size-mb N] [--loss-ms MS] [--json]\n"
+	fprintf(f, "Usage: femu-floor [--cpus A,B] [--size-mb N] [--loss-ms MS] [--copy-soak SEC] "
+		   "[--json]\n"
 		   "Measures the floor under any vhost-user-blk backend on CPU A serving an\n"
 		   "initiator on CPU B: cache-line round trip A<->B, DRAM latency and random\n"
 		   "4 KiB copies (one at a time and overlapped) out of an N MiB buffer on A,\n"
@@ -31,6 +33,8 @@ static void usage(FILE *f)
 		   "  --cpus A,B     backend CPU and initiator CPU (default 0,1)\n"
 		   "  --size-mb N    buffer size, as the backend's (default 1024, min 1)\n"
 		   "  --loss-ms MS   busy-loop time per CPU (default 1000)\n"
+		   "  --copy-soak SEC  only this: random 4 KiB copies on CPU A out of a fresh\n"
+		   "                 buffer for SEC seconds, the rate of each second\n"
 		   "  --json         one JSON object\n");
 }
 
@@ -45,10 +49,13 @@ static int parse_uint(const char *s, unsigned long max, unsigned long *out)
 
 static int parse_opts(int argc, char **argv, struct floor_opts *o)
 {
-	static const struct option lo[] = {
-	    {"cpus", required_argument, NULL, 'c'},    {"size-mb", required_argument, NULL, 's'},
-	    {"loss-ms", required_argument, NULL, 'l'}, {"json", no_argument, NULL, 'j'},
-	    {"help", no_argument, NULL, 'h'},	       {NULL, 0, NULL, 0}};
+	static const struct option lo[] = {{"cpus", required_argument, NULL, 'c'},
+					   {"size-mb", required_argument, NULL, 's'},
+					   {"loss-ms", required_argument, NULL, 'l'},
+					   {"json", no_argument, NULL, 'j'},
+					   {"copy-soak", required_argument, NULL, 'k'},
+					   {"help", no_argument, NULL, 'h'},
+					   {NULL, 0, NULL, 0}};
 	unsigned long v, a, b;
 	int c;
 
@@ -94,6 +101,14 @@ static int parse_opts(int argc, char **argv, struct floor_opts *o)
 		case 'j':
 			o->json = 1;
 			break;
+		case 'k':
+			if (parse_uint(optarg, 3600, &v) || v == 0) {
+				fprintf(stderr, "femu-floor: --copy-soak '%s': 1..3600 s\n",
+					optarg);
+				return -1;
+			}
+			o->soak_s = (unsigned)v;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -106,6 +121,26 @@ static int parse_opts(int argc, char **argv, struct floor_opts *o)
 		fprintf(stderr, "femu-floor: unexpected argument '%s'\n", argv[optind]);
 		return -1;
 	}
+	return 0;
+}
+
+/* --copy-soak: per-second random 4 KiB copy rates on CPU A. */
+static int copy_soak(const struct floor_opts *o, struct floor_buf *buf)
+{
+	double *r = calloc(o->soak_s, sizeof(*r));
+
+	if (r == NULL)
+		return 1;
+	floor_pin(o->cpu_a);
+	floor_copy4k_soak(buf, o->soak_s, r);
+	floor_buf_fini(buf);
+	printf(o->json ? "{\"cpu\": %d, \"size_mb\": %u, \"copy4k_per_s\": ["
+		       : "random 4 KiB copies per second (CPU %d, %u MiB):",
+	       o->cpu_a, o->size_mb);
+	for (unsigned i = 0; i < o->soak_s; i++)
+		printf(o->json ? "%s%.0f" : "%s%.0f", o->json && i ? ", " : " ", r[i]);
+	printf(o->json ? "]}\n" : "\n");
+	free(r);
 	return 0;
 }
 
@@ -130,6 +165,8 @@ int main(int argc, char **argv)
 			strerror(-rc));
 		return 1;
 	}
+	if (o.soak_s > 0)
+		return copy_soak(&o, &buf);
 	rc = floor_rtt_ns(o.cpu_a, o.cpu_b, 200000, &rtt);
 	if (rc != 0) {
 		fprintf(stderr, "femu-floor: round trip CPU %d <-> %d: %s\n", o.cpu_a, o.cpu_b,

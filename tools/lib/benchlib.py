@@ -1,0 +1,152 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""benchlib - what the Python benchmark scripts in tools/ share: finding the built
+binaries, starting and stopping femud, running femu-bench and femu-floor, the steady-state
+figure of a run, and the machine's load (printed with every figure: on a shared machine
+figures are only comparable within one run).
+"""
+import glob
+import json
+import os
+import signal
+import statistics
+import subprocess
+import time
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def find_exe(explicit, env, rel, top=TOP):
+    """explicit path, else $env, else rel in build/ or the newest build*/ that has it."""
+    if explicit:
+        return os.path.abspath(explicit)
+    if os.environ.get(env):
+        return os.path.abspath(os.environ[env])
+    cands = [os.path.join(top, "build", rel)] + sorted(
+        glob.glob(os.path.join(top, "build*", rel)), key=os.path.getmtime, reverse=True)
+    for c in cands:
+        if os.access(c, os.X_OK):
+            return c
+    return None
+
+
+def hugepages_free():
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("HugePages_Free:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def load_str():
+    """'load 1.23/0.98/0.50' (1, 5, 15 minute load averages)."""
+    return "load " + "/".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def femud_cmd(femud, sock, cpu, size_mb, queues=1, pollers=1, extra=()):
+    """femud NoSSD command line: pollers on cpu, cpu+1, ... (the main lcore polls when 1)."""
+    if pollers <= 1:
+        lc = f"0@{cpu}"
+    else:  # main lcore shares the first poller's CPU; it only handles control
+        lc = ",".join([f"0@{cpu}"] + [f"{i + 1}@{cpu + i}" for i in range(pollers)])
+    cmd = [femud, "--lcores", lc, "--rpc", "none"]
+    if "--no-huge" not in extra and "--huge" not in extra and \
+            hugepages_free() * 2 < size_mb + 256:
+        cmd.append("--no-huge")
+    cmd += [a for a in extra if a != "--huge"]
+    return cmd + ["--dev", f"path={sock},devsz_mb={size_mb},queues={queues}"]
+
+
+def femud_supports_rpc(femud):
+    try:
+        r = subprocess.run([femud, "--help"], capture_output=True, text=True, timeout=20)
+        return "--rpc" in r.stdout + r.stderr
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+def start_femud(femud, tmp, cpu, size_mb, extra=(), queues=1, pollers=1, tag="femud"):
+    """Start femud in tmp, wait for 'femud: ready'; returns (proc, socket, log path)."""
+    sock = os.path.join(tmp, f"{tag}.sock")
+    logf = os.path.join(tmp, f"{tag}.log")
+    cmd = femud_cmd(femud, sock, cpu, size_mb, queues, pollers, list(extra))
+    if not femud_supports_rpc(femud):
+        cmd.remove("--rpc")
+        cmd.remove("none")
+    if pollers <= 1:
+        cmd = ["taskset", "-c", str(cpu)] + cmd
+    with open(logf, "ab") as lf:
+        proc = subprocess.Popen(cmd, stdout=lf, stderr=subprocess.STDOUT, cwd=tmp,
+                                start_new_session=True)
+    end = time.time() + 120
+    while time.time() < end:
+        if proc.poll() is not None:
+            break
+        with open(logf, errors="replace") as f:
+            if "femud: ready" in f.read():
+                return proc, sock, logf
+        time.sleep(0.1)
+    stop_proc(proc)
+    with open(logf, errors="replace") as f:
+        raise RuntimeError(f"femud did not start ({' '.join(cmd)}): {f.read()[-600:]}")
+
+
+def stop_proc(proc, sig=signal.SIGTERM):
+    if proc and proc.poll() is None:
+        proc.send_signal(sig)
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def femu_bench(exe, sock, extra, timeout, cpus="1"):
+    """One femu-bench run; returns (exit status, JSON result or None, stderr)."""
+    cmd = [exe, "-q", "-s", sock, "--json", "--timeout", "5000", "--cpus", cpus] + extra
+    if "," not in cpus and "-" not in cpus:
+        cmd = ["taskset", "-c", cpus] + cmd
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    j = None
+    for line in reversed(r.stdout.strip().splitlines()):
+        if line.startswith("{"):
+            try:
+                j = json.loads(line)
+            except json.JSONDecodeError:
+                pass
+            break
+    return r.returncode, j, r.stderr.strip()
+
+
+def steady_iops(j):
+    """A run's steady-state IOPS: the median of its whole seconds after the ramp when it
+    has at least two of them, else its mean over the measured time."""
+    per_s = j.get("iops_per_s") or []
+    skip = int(-(-j.get("ramp_s", 0) // 1))
+    after = per_s[skip:]
+    if len(after) >= 2:
+        return statistics.median(after)
+    return j["iops"]
+
+
+def femu_floor(exe, cpus, size_mb, loss_ms=500, extra=(), timeout=180):
+    """femu-floor --json on the same CPUs and buffer size; None when it fails."""
+    if not exe:
+        return None
+    cmd = [exe, "--cpus", cpus, "--size-mb", str(size_mb), "--loss-ms", str(loss_ms),
+           "--json"] + list(extra)
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None
+    if out.returncode != 0:
+        return None
+    return json.loads(out.stdout)
+
+
+def fmt_iops(v):
+    if v is None:
+        return "-"
+    return f"{v / 1e6:.2f}M" if v >= 1e6 else f"{v / 1e3:.1f}k"
