@@ -35,11 +35,13 @@ assert m["iops"]>0 and m["lat_mean_us"]>0 and m["rounds"]==1, m
 assert j["failures"]==[], j["failures"]
 r=j["runs"]["femud|randread 4k QD32"][0]
 assert r["ramp_s"]==0.2 and len(r["iops_per_s"])>=1 and r["steady_iops"]>0, r
-assert j["machine_floor"]["copy4k_per_s"]>0 and j["machine_floor"]["rounds"]==1
+fl=j["machine_floor"]
+# femu-floor gives up when the host keeps a CPU away for seconds (heavy load): then bench says so
+assert fl is None or (fl["copy4k_per_s"]>0 and fl["rounds"]==1), fl
 assert len(m["lat_cdf_us"])>10' "$T/b.json"; then ok "json medians, per-second rates, floor"
 else ko "json: $(head -c 600 "$T/b.json")"; fi
-grep -q '^floor goal randread 4k QD32: femud ' "$T/b.out" && ok "floor goal lines" ||
-	ko "floor goal lines missing"
+grep -qE '^(floor goal randread 4k QD32: femud |floor goals: no machine floor)' "$T/b.out" &&
+	ok "floor goal lines" || ko "floor goal lines missing"
 if [ -n "$chart" ]; then
 	[ -s "$T/b-iops.png" ] && [ -s "$T/b-iops.svg" ] && [ -s "$T/b-qd1-latency.png" ] &&
 		ok "charts drawn" || ko "charts missing: $(ls "$T")"
