@@ -33,6 +33,23 @@
 #define PMD_CTR_MAX 1
 
 /* Per-queue counters: X(field, printed name, PMD_CTR_SUM or PMD_CTR_MAX). */
+/*
+ * Cost breakdown builds (meson -Dcost_breakdown=true) only: TSC ticks of each
+ * phase of the sweep (vq.c), summed over requests; none in other builds.
+ */
+#ifdef FEMUD_COST_BREAKDOWN
+#define PMD_VQ_COST_COUNTERS(X)                                                                    \
+	X(cost_ring, "cost_ring_ticks", PMD_CTR_SUM)	     /* avail, peeks, hints, inflight */   \
+	X(cost_validate, "cost_validate_ticks", PMD_CTR_SUM) /* pmd_chain_parse */                 \
+	X(cost_model, "cost_model_ticks", PMD_CTR_SUM) /* checks and submit, less the copy */      \
+	X(cost_copy, "cost_copy_ticks", PMD_CTR_SUM)   /* data copies (fm_data_copy_ticks) */      \
+	X(cost_complete, "cost_complete_ticks", PMD_CTR_SUM) /* status, used entry, heap */        \
+	X(cost_publish, "cost_publish_ticks", PMD_CTR_SUM)   /* used index, call decision */       \
+	X(cost_sweeps, "cost_sweeps", PMD_CTR_SUM)	     /* sweeps that published */
+#else
+#define PMD_VQ_COST_COUNTERS(X)
+#endif
+
 #define PMD_VQ_COUNTERS(X)                                                                         \
 	X(requests, "requests", PMD_CTR_SUM)	   /* requests completed */                        \
 	X(rd_bytes, "read_bytes", PMD_CTR_SUM)	   /* data bytes read by the guest */              \
@@ -46,7 +63,8 @@
 	X(late_ns_max, "late_ns_max", PMD_CTR_MAX)                                                 \
 	X(broken, "broken", PMD_CTR_SUM)	   /* stops for an unanswerable chain */           \
 	X(resubmitted, "resubmitted", PMD_CTR_SUM) /* requests replayed from the inflight region   \
-						    */
+						    */                                             \
+	PMD_VQ_COST_COUNTERS(X)
 
 /* Per-poller counters: X(field, printed name, PMD_CTR_SUM or PMD_CTR_MAX). */
 #define PMD_POLLER_COUNTERS(X)                                                                     \

@@ -21,6 +21,30 @@
 #include "pmd/pmd_log.h"
 #include "pmd/vq.h"
 
+/*
+ * Cost breakdown builds time each phase with the TSC (rdtscp: it waits for
+ * the loads before it, so that a phase is not charged with the misses of
+ * the one before); other builds compile it out.
+ */
+#ifdef FEMUD_COST_BREAKDOWN
+#include <x86intrin.h>
+static inline uint64_t cost_now(void)
+{
+	unsigned aux;
+
+	return __rdtscp(&aux);
+}
+/* weak: libpmd links without libftl (fm_model.h) */
+__attribute__((weak)) __thread uint64_t fm_data_copy_ticks;
+#define COST_NOW() cost_now()
+#define COST_ADD(q, field, ticks) PMD_CTR_ADD((q)->st.cost_##field, (ticks))
+#define COPY_TICKS() fm_data_copy_ticks
+#else
+#define COST_NOW() ((uint64_t)0)
+#define COST_ADD(q, field, ticks) ((void)(q), (void)(ticks))
+#define COPY_TICKS() ((uint64_t)0)
+#endif
+
 static inline uint16_t ld16(const volatile uint16_t *p)
 {
 	return *p;
@@ -239,14 +263,21 @@ static bool vq_serve(struct pmd_vq *q, uint16_t head, uint64_t now, struct pmd_c
 {
 	const struct pmd_chain_ring ring = {
 	    .desc = q->desc, .size = q->size, .indirect_ok = q->indirect};
+	uint64_t t0 = COST_NOW(), t1, t2, copy0;
 	enum pmd_chain_result r = pmd_chain_parse(q->mem, &ring, head, c);
 	struct pmd_blk_done d;
 
+	t1 = COST_NOW();
+	COST_ADD(q, validate, t1 - t0);
 	if (r == PMD_CHAIN_BROKEN) {
 		vq_break(q, c->why);
 		return false;
 	}
+	copy0 = COPY_TICKS();
 	pmd_blk_req_exec(q->target, c, r, now, &d);
+	t2 = COST_NOW();
+	COST_ADD(q, copy, COPY_TICKS() - copy0);
+	COST_ADD(q, model, t2 - t1 - (COPY_TICKS() - copy0));
 	vq_account(q, &d);
 	if (d.due_ns <= now) {
 		vq_complete(q, head, c->status, d.status, d.used_len);
@@ -259,6 +290,7 @@ static bool vq_serve(struct pmd_vq *q, uint16_t head, uint64_t now, struct pmd_c
 
 		heap_push(q, &p);
 	}
+	COST_ADD(q, complete, COST_NOW() - t2);
 	return true;
 }
 
@@ -302,6 +334,7 @@ static void vq_prefetch_start(struct pmd_vq *q, uint16_t n)
 
 static unsigned vq_take(struct pmd_vq *q, uint64_t now, struct pmd_chain *c)
 {
+	uint64_t t0 = COST_NOW();
 	uint16_t avail_idx = ld16(&q->avail->idx);
 	uint16_t n = (uint16_t)(avail_idx - q->last_avail);
 	uint64_t bytes = 0;
@@ -318,14 +351,18 @@ static unsigned vq_take(struct pmd_vq *q, uint64_t now, struct pmd_chain *c)
 	rte_smp_rmb();
 	if (q->prefetch)
 		vq_prefetch_start(q, n);
+	COST_ADD(q, ring, COST_NOW() - t0);
 	for (i = 0; i < n && q->nheap < q->size && bytes < PMD_VQ_BURST_BYTES; i++) {
-		uint16_t head = ld16(&q->avail->ring[q->last_avail & q->mask]);
+		uint16_t head;
 
+		t0 = COST_NOW();
+		head = ld16(&q->avail->ring[q->last_avail & q->mask]);
 		if (q->prefetch && i + PMD_VQ_LOOKAHEAD < n)
 			vq_prefetch(q, (uint16_t)(q->last_avail + PMD_VQ_LOOKAHEAD));
 
 		if (q->inflight && head < q->size)
 			rte_vhost_set_inflight_desc_split(q->vid, q->qid, head);
+		COST_ADD(q, ring, COST_NOW() - t0);
 		if (!vq_serve(q, head, now, c))
 			break;
 		q->last_avail++;
@@ -380,10 +417,33 @@ unsigned pmd_vq_sweep(struct pmd_vq *q, uint64_t now_ns, struct pmd_chain *scrat
 	if (taken == 0 && q->idle)
 		pmd_blk_req_idle(q->target, now_ns);
 	work += taken;
-	if (q->used_idx != used_before)
+	if (q->used_idx != used_before) {
+		uint64_t t0 = COST_NOW();
+
 		vq_publish_notify(q);
+		COST_ADD(q, publish, COST_NOW() - t0);
+		COST_ADD(q, sweeps, 1);
+	}
 	return work;
 }
+
+#ifdef FEMUD_COST_BREAKDOWN
+void pmd_vq_cost_print(FILE *out, unsigned qid, const struct pmd_vq_stats *c, uint64_t requests,
+		       uint64_t tsc_hz)
+{
+	double k = requests && tsc_hz ? 1e9 / (double)tsc_hz / (double)requests : 0;
+	uint64_t total = c->cost_ring + c->cost_validate + c->cost_model + c->cost_copy +
+			 c->cost_complete + c->cost_publish;
+
+	fprintf(out,
+		"  q%u cost_ns_per_request ring %.1f validate %.1f model %.1f copy %.1f "
+		"complete %.1f publish %.1f total %.1f requests_per_sweep %.1f\n",
+		qid, (double)c->cost_ring * k, (double)c->cost_validate * k,
+		(double)c->cost_model * k, (double)c->cost_copy * k, (double)c->cost_complete * k,
+		(double)c->cost_publish * k, (double)total * k,
+		c->cost_sweeps ? (double)requests / (double)c->cost_sweeps : 0.0);
+}
+#endif
 
 void pmd_vq_flush(struct pmd_vq *q, uint64_t now_ns)
 {

@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <linux/virtio_ring.h>
 #include <rte_common.h>
@@ -123,6 +124,15 @@ void pmd_vq_free(struct pmd_vq *q);
  * scratch is a per-poller chain buffer.
  */
 unsigned pmd_vq_sweep(struct pmd_vq *q, uint64_t now_ns, struct pmd_chain *scratch);
+
+#ifdef FEMUD_COST_BREAKDOWN
+/*
+ * Cost breakdown builds: print the cost_* counters of c as ns per request
+ * ("  qN cost_ns_per_request ring .. total .."); tsc_hz converts ticks.
+ */
+void pmd_vq_cost_print(FILE *out, unsigned qid, const struct pmd_vq_stats *c, uint64_t requests,
+		       uint64_t tsc_hz);
+#endif
 
 /* Post every pending completion now (queue stop) and notify the guest. */
 void pmd_vq_flush(struct pmd_vq *q, uint64_t now_ns);

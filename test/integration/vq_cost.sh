@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# vq_cost.sh - tools/vq-cost serves every request of its runs (a failed one
+# ends it with exit 1), its JSON carries both sides of the ratio and the
+# ratio follows from them, --cold-ring and 512 B runs work, bad options exit 2
+# naming the option.  No figure is compared with a fixed number.
+# Args: vq-cost path.
+set -u
+VQC=$1
+fails=0
+ok() { echo "ok - $*"; }
+ko() { echo "not ok - $*"; fails=$((fails + 1)); }
+
+for args in "--bs 4096 --qd 32" "--bs 512 --qd 128 --cold-ring" "--bs 65536 --qd 4"; do
+	out=$("$VQC" --size-mb 16 --no-huge --time 0.2 --json $args 2>&1)
+	rc=$?
+	if [ $rc -eq 0 ] && python3 -c '
+import json,sys
+j=json.loads(sys.argv[1])
+assert j["vq_ns"]>0 and j["copy_ns"]>0 and j["batches"]>=3, j
+assert abs(j["vq_share_of_copy"]-j["copy_ns"]/j["vq_ns"])<1e-3, j
+assert j["vq_per_s"]>0 and abs(j["vq_per_s"]*j["vq_ns"]/1e9-1)<0.01, j' "$out"; then
+		ok "$args: figures consistent"
+	else
+		ko "$args: rc $rc: $out"
+	fi
+done
+
+bad() { # name option args...
+	local name=$1 what=$2
+	shift 2
+	local err rc
+	err=$("$VQC" "$@" 2>&1 >/dev/null)
+	rc=$?
+	[ $rc -eq 2 ] && grep -q -- "$what" <<<"$err" && ok "$name: exit 2 naming $what" ||
+		ko "$name: rc $rc: $err"
+}
+bad bs_odd --bs --bs 1000
+bad qd_zero --qd --qd 0
+bad qd_big --qd --qd 400
+bad size --size-mb --size-mb 0
+bad time --time --time 0
+bad extra unexpected stray
+
+[ $fails -eq 0 ] && echo "all passed" || echo "$fails failed"
+exit $((fails > 0))

@@ -1,0 +1,524 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * vq_cost.c - femud's per-request CPU cost on one core, without a second CPU,
+ * a socket or DPDK's EAL: femud's own sweep (pmd_vq_sweep() over a NoSSD
+ * model on a backend allocated as femud allocates it) serving a split ring
+ * that this program fills, on the same CPU, between sweeps, in femu-bench's
+ * layout (slot s: descriptor s for the header, nslots + 2s and nslots + 2s + 1
+ * for the data and the status; header and status arrays; one data buffer per
+ * slot).  Only the sweeps are timed.  Batches of sweeps alternate with batches
+ * of the bare copy (the same random blocks copied into the same buffers with
+ * the best prefetch of femu-floor), so that the ratio of the two is taken
+ * under the same conditions even on a busy machine; each figure is the median
+ * of its batches (a batch the scheduler interrupted is an outlier).
+ *
+ * What it leaves out: the cache-line transfers between the initiator's and
+ * the backend's CPUs (avail, used, header and status lines).  It measures
+ * what the core does per request, the part batching and prefetching must
+ * keep below the copy.  Units: ns per request.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <linux/virtio_blk.h>
+#include <linux/virtio_ring.h>
+#include <rte_cycles.h>
+#include <rte_vhost.h>
+
+#include "ftl/fm_model.h"
+#if __has_include("ftl/fm_model_registry.h")
+#include "ftl/fm_model_registry.h" /* fm_nossd_ops (older trees: in fm_model.h) */
+#endif
+#include "numa/mbe.h"
+#include "pmd/blk_req.h"
+#include "pmd/vq.h"
+
+#define QSIZE 1024u
+#define GPA_BASE 0x100000ull
+#define OFF_AVAIL 0x4000u
+#define OFF_USED 0x5000u
+#define OFF_HDR 0x8000u
+#define OFF_STATUS 0xa000u
+#define OFF_DATA 0x10000u
+#define BATCHES_MAX 4096
+#define LINE 64u
+
+struct opts {
+	uint32_t bs;
+	unsigned qd;
+	unsigned size_mb;
+	double time_s;
+	int cpu;
+	bool no_huge;
+	bool json;
+	bool cold_ring; /* flush the lines the initiator wrote, as if they were on its CPU */
+};
+
+struct ring {
+	uint8_t *mem; /* the one guest memory region */
+	size_t len;
+	struct rte_vhost_memory *map;
+	struct vring_desc *desc;
+	struct vring_avail *avail;
+	struct vring_used *used;
+	struct virtio_blk_outhdr *hdr;
+	uint8_t *status;
+	uint8_t *data;
+	uint16_t avail_idx, last_used;
+	uint16_t free[QSIZE];
+	unsigned nfree;
+};
+
+static uint64_t rng_next(uint64_t *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 2685821657736338717ull;
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* TSC ticks per ns, measured against CLOCK_MONOTONIC over 50 ms. */
+static double tsc_per_ns(void)
+{
+	double t0 = now_s();
+	uint64_t c0 = rte_rdtsc();
+
+	while (now_s() - t0 < 0.05)
+		;
+	return (double)(rte_rdtsc() - c0) / ((now_s() - t0) * 1e9);
+}
+
+static uint64_t gpa(const struct ring *r, const void *p)
+{
+	return GPA_BASE + (uint64_t)((const uint8_t *)p - r->mem);
+}
+
+static int ring_init(struct ring *r, const struct opts *o)
+{
+	memset(r, 0, sizeof(*r));
+	r->len = OFF_DATA + (size_t)o->qd * o->bs;
+	r->mem = aligned_alloc(4096, (r->len + 4095) & ~(size_t)4095);
+	r->map = calloc(1, sizeof(*r->map) + sizeof(struct rte_vhost_mem_region));
+	if (r->mem == NULL || r->map == NULL)
+		return -ENOMEM;
+	memset(r->mem, 0, r->len);
+	r->map->nregions = 1;
+	r->map->regions[0].guest_phys_addr = GPA_BASE;
+	r->map->regions[0].guest_user_addr = GPA_BASE;
+	r->map->regions[0].host_user_addr = (uint64_t)(uintptr_t)r->mem;
+	r->map->regions[0].size = r->len;
+	r->desc = (struct vring_desc *)r->mem;
+	r->avail = (struct vring_avail *)(r->mem + OFF_AVAIL);
+	r->used = (struct vring_used *)(r->mem + OFF_USED);
+	r->hdr = (struct virtio_blk_outhdr *)(r->mem + OFF_HDR);
+	r->status = r->mem + OFF_STATUS;
+	r->data = r->mem + OFF_DATA;
+	for (unsigned s = 0; s < o->qd; s++) {
+		unsigned d = o->qd + 2 * s;
+
+		r->desc[s] = (struct vring_desc){gpa(r, &r->hdr[s]), sizeof(r->hdr[s]),
+						 VRING_DESC_F_NEXT, (uint16_t)d};
+		r->desc[d] =
+		    (struct vring_desc){gpa(r, r->data + (size_t)s * o->bs), o->bs,
+					VRING_DESC_F_NEXT | VRING_DESC_F_WRITE, (uint16_t)(d + 1)};
+		r->desc[d + 1] =
+		    (struct vring_desc){gpa(r, &r->status[s]), 1, VRING_DESC_F_WRITE, 0};
+		r->free[r->nfree++] = (uint16_t)s;
+	}
+	return 0;
+}
+
+/*
+ * --cold-ring: write back and drop the lines the initiator wrote (headers,
+ * status bytes, avail entries and index, used ring), so that the sweep
+ * misses on them as it does when the initiator runs on another CPU.
+ */
+static void ring_flush(const struct ring *r, const struct opts *o)
+{
+	for (unsigned s = 0; s < o->qd; s += LINE / sizeof(r->hdr[0]))
+		__builtin_ia32_clflush(&r->hdr[s]);
+	for (unsigned s = 0; s < o->qd; s += LINE)
+		__builtin_ia32_clflush(&r->status[s]);
+	for (unsigned i = 0; i < 4 + 2 * QSIZE; i += LINE)
+		__builtin_ia32_clflush((uint8_t *)r->avail + i);
+	for (unsigned i = 0; i < 4 + 8 * QSIZE; i += LINE)
+		__builtin_ia32_clflush((uint8_t *)r->used + i);
+	__builtin_ia32_mfence();
+}
+
+/* The initiator's part: every free slot gets a random read; publish avail->idx. */
+static void ring_submit(struct ring *r, const struct opts *o, uint64_t blocks, uint64_t *rng)
+{
+	while (r->nfree > 0) {
+		uint16_t s = r->free[--r->nfree];
+
+		r->hdr[s].type = VIRTIO_BLK_T_IN;
+		r->hdr[s].sector = rng_next(rng) % blocks * (o->bs / 512);
+		r->status[s] = 0xff;
+		r->avail->ring[r->avail_idx & (QSIZE - 1)] = s;
+		r->avail_idx++;
+	}
+	__atomic_store_n(&r->avail->idx, r->avail_idx, __ATOMIC_RELEASE);
+	if (o->cold_ring)
+		ring_flush(r, o);
+}
+
+/* The initiator's part: take back completed slots; false on a bad completion. */
+static bool ring_reap(struct ring *r)
+{
+	uint16_t end = __atomic_load_n(&r->used->idx, __ATOMIC_ACQUIRE);
+
+	for (; r->last_used != end; r->last_used++) {
+		uint32_t id = r->used->ring[r->last_used & (QSIZE - 1)].id;
+
+		if (r->status[id] != VIRTIO_BLK_S_OK)
+			return false;
+		r->free[r->nfree++] = (uint16_t)id;
+	}
+	return true;
+}
+
+/* One batch of femud sweeps: TSC ticks per request, or < 0 on an error. */
+static double batch_vq(struct ring *r, const struct opts *o, struct pmd_vq *q,
+		       struct pmd_chain *scratch, uint64_t blocks, uint64_t *rng, unsigned nreq)
+{
+	uint64_t ticks = 0;
+	unsigned done = 0;
+
+	while (done < nreq) {
+		uint64_t t0;
+
+		ring_submit(r, o, blocks, rng);
+		t0 = rte_rdtsc();
+		done += pmd_vq_sweep(q, 0, scratch);
+		ticks += rte_rdtsc() - t0;
+		if (!ring_reap(r))
+			return -1;
+	}
+	return (double)ticks / done;
+}
+
+/* One batch of bare copies of random blocks (512 B prefetched one ahead): ticks per copy. */
+static double batch_copy(const uint8_t *backend, const struct ring *r, const struct opts *o,
+			 uint64_t blocks, uint64_t *rng, unsigned n)
+{
+	uint64_t next = rng_next(rng) % blocks, t0 = rte_rdtsc();
+
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t cur = next;
+
+		next = rng_next(rng) % blocks;
+		for (unsigned l = 0; l < 512 && l < o->bs; l += LINE)
+			__builtin_prefetch(backend + next * o->bs + l, 0, 3);
+		memcpy(r->data + (size_t)(i % o->qd) * o->bs, backend + cur * o->bs, o->bs);
+	}
+	return (double)(rte_rdtsc() - t0) / n;
+}
+
+#ifdef FEMUD_COST_BREAKDOWN
+static double median(double *v, unsigned n);
+
+/* The cost_* counters of a queue (cost breakdown builds), in PMD_VQ_COST_COUNTERS order. */
+#define COST_FIELD_(field, name, kind) uint64_t field;
+struct cost {
+	PMD_VQ_COST_COUNTERS(COST_FIELD_)
+};
+#define COST_COPY_(field, name, kind) c->field = s->field;
+static void cost_of(struct cost *c, const struct pmd_vq_stats *s)
+{
+	PMD_VQ_COST_COUNTERS(COST_COPY_)
+}
+
+/* A batch's cost breakdown as ticks per COST_SCALE requests. */
+#define COST_SCALE 1000u
+static void cost_delta(struct cost *d, const struct cost *a, const struct cost *b,
+		       uint64_t requests)
+{
+	const uint64_t *pa = (const uint64_t *)a, *pb = (const uint64_t *)b;
+	uint64_t *pd = (uint64_t *)d;
+
+	for (size_t i = 0; i < sizeof(*d) / sizeof(uint64_t); i++)
+		pd[i] = requests ? (pb[i] - pa[i]) * COST_SCALE / requests : 0;
+}
+
+/* Field by field median of n batches' breakdowns (a preempted batch is an outlier). */
+static void cost_median(struct pmd_vq_stats *m, const struct cost *b, unsigned n)
+{
+	static double v[BATCHES_MAX];
+	struct cost c;
+	uint64_t *pc = (uint64_t *)&c;
+
+	for (size_t f = 0; f < sizeof(c) / sizeof(uint64_t); f++) {
+		for (unsigned i = 0; i < n; i++)
+			v[i] = (double)((const uint64_t *)&b[i])[f];
+		pc[f] = (uint64_t)median(v, n);
+	}
+	memset(m, 0, sizeof(*m));
+#define COST_BACK_(field, name, kind) m->field = c.field;
+	PMD_VQ_COST_COUNTERS(COST_BACK_)
+}
+
+/* ", \"cost_ns\": {...}" from a median breakdown (ticks per COST_SCALE requests). */
+static void cost_json(const struct pmd_vq_stats *c, uint64_t requests, double tpn)
+{
+	double k = requests ? 1.0 / tpn / (double)requests : 0;
+
+	if (c->cost_sweeps == 0)
+		return;
+	printf(", \"cost_ns\": {\"ring\": %.1f, \"validate\": %.1f, \"model\": %.1f, "
+	       "\"copy\": %.1f, \"complete\": %.1f, \"publish\": %.1f}, "
+	       "\"requests_per_sweep\": %.1f",
+	       (double)c->cost_ring * k, (double)c->cost_validate * k, (double)c->cost_model * k,
+	       (double)c->cost_copy * k, (double)c->cost_complete * k, (double)c->cost_publish * k,
+	       (double)requests / (double)c->cost_sweeps);
+}
+#endif
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median(double *v, unsigned n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(
+	    f,
+	    "usage: vq-cost [--bs SIZE] [--qd N] [--size-mb N] [--time SEC] [--cpu N] "
+	    "[--no-huge] [--cold-ring] [--json]\n"
+	    "femud's sweep (NoSSD, random reads) and the bare copy on one CPU, alternating\n"
+	    "batches: ns per request of each, medians.\n"
+	    "  --bs SIZE      request size in bytes, multiple of 512 up to 131072 (4096)\n"
+	    "  --qd N         requests in flight, 1..%u (32)\n"
+	    "  --size-mb N    backend size (1024)\n"
+	    "  --time SEC     measuring time (3)\n"
+	    "  --cpu N        CPU to run on (0)\n"
+	    "  --no-huge      normal pages (transparent huge pages when the kernel gives them)\n"
+	    "  --json         one JSON object\n",
+	    QSIZE / 3);
+}
+
+static int parse(int argc, char **argv, struct opts *o)
+{
+	static const struct option lo[] = {
+	    {"bs", required_argument, NULL, 'b'},      {"qd", required_argument, NULL, 'q'},
+	    {"size-mb", required_argument, NULL, 's'}, {"time", required_argument, NULL, 't'},
+	    {"cpu", required_argument, NULL, 'c'},     {"no-huge", no_argument, NULL, 'n'},
+	    {"json", no_argument, NULL, 'j'},	       {"help", no_argument, NULL, 'h'},
+	    {"cold-ring", no_argument, NULL, 'r'},     {NULL, 0, NULL, 0}};
+	char *end;
+	int c;
+
+	*o = (struct opts){.bs = 4096, .qd = 32, .size_mb = 1024, .time_s = 3, .cpu = 0};
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		errno = 0;
+		switch (c) {
+		case 'b':
+			o->bs = (uint32_t)strtoul(optarg, &end, 10);
+			if (errno || *end || o->bs == 0 || o->bs % 512 || o->bs > 131072) {
+				fprintf(stderr,
+					"vq-cost: --bs %s: a multiple of 512 up to 131072\n",
+					optarg);
+				return -1;
+			}
+			break;
+		case 'q':
+			o->qd = (unsigned)strtoul(optarg, &end, 10);
+			if (errno || *end || o->qd == 0 || o->qd > QSIZE / 3) {
+				fprintf(stderr, "vq-cost: --qd %s: 1..%u\n", optarg, QSIZE / 3);
+				return -1;
+			}
+			break;
+		case 's':
+			o->size_mb = (unsigned)strtoul(optarg, &end, 10);
+			if (errno || *end || o->size_mb == 0 || o->size_mb > (1u << 20)) {
+				fprintf(stderr, "vq-cost: --size-mb %s: MiB >= 1\n", optarg);
+				return -1;
+			}
+			break;
+		case 't':
+			o->time_s = strtod(optarg, &end);
+			if (errno || *end || !(o->time_s > 0) || o->time_s > 3600) {
+				fprintf(stderr, "vq-cost: --time %s: seconds, 0 < SEC <= 3600\n",
+					optarg);
+				return -1;
+			}
+			break;
+		case 'c':
+			o->cpu = (int)strtol(optarg, &end, 10);
+			if (errno || *end || o->cpu < 0 || o->cpu >= CPU_SETSIZE) {
+				fprintf(stderr, "vq-cost: --cpu %s: a CPU number\n", optarg);
+				return -1;
+			}
+			break;
+		case 'n':
+			o->no_huge = true;
+			break;
+		case 'j':
+			o->json = true;
+			break;
+		case 'r':
+			o->cold_ring = true;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "vq-cost: unexpected argument '%s'\n", argv[optind]);
+		return -1;
+	}
+	return 0;
+}
+
+static int pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
+static struct pmd_vq *make_queue(struct ring *r, const struct pmd_blk_target *t)
+{
+	struct pmd_vq_setup s = {.desc = r->desc,
+				 .avail = r->avail,
+				 .used = r->used,
+				 .size = QSIZE,
+				 .callfd = -1,
+				 .kickfd = -1,
+				 .event_idx = true,
+				 .mem = r->map,
+				 .target = t};
+
+	return pmd_vq_create(&s);
+}
+
+int main(int argc, char **argv)
+{
+	static double vq_b[BATCHES_MAX], cp_b[BATCHES_MAX];
+#ifdef FEMUD_COST_BREAKDOWN
+	static struct cost cost_b[BATCHES_MAX];
+	struct pmd_vq_stats cost_med;
+#endif
+	static struct pmd_chain scratch;
+	struct fm_model_config cfg = {0};
+	struct pmd_blk_target t = {.blk_size = 512, .ops = &fm_nossd_ops};
+	struct mbe_region be;
+	struct pmd_vq *q;
+	struct ring r;
+	struct opts o;
+	char err[256];
+	uint64_t rng = 0x9e3779b97f4a7c15ull, blocks;
+	unsigned nb = 0, per;
+	double tpn, t_end, v, cp;
+
+	if (parse(argc, argv, &o) != 0)
+		return 2;
+	if (pin(o.cpu) != 0) {
+		fprintf(stderr, "vq-cost: --cpu %d: cannot run there\n", o.cpu);
+		return 2;
+	}
+	if (mbe_alloc((size_t)o.size_mb << 20, -1, o.no_huge ? MBE_F_NO_HUGE : 0, &be, err,
+		      sizeof(err)) != 0) {
+		fprintf(stderr, "vq-cost: backend: %s\n", err);
+		return 1;
+	}
+	cfg.capacity_bytes = (uint64_t)o.size_mb << 20;
+	cfg.capacity_set = true;
+	cfg.blk_size = 512;
+	cfg.mbe_node = -1;
+	if (fm_nossd_ops.configure(&cfg, err, sizeof(err)) != 0 ||
+	    fm_nossd_ops.create(&cfg, be.addr, &t.model, err, sizeof(err)) != 0) {
+		fprintf(stderr, "vq-cost: model: %s\n", err);
+		return 1;
+	}
+	t.capacity = cfg.capacity_bytes;
+	if (ring_init(&r, &o) != 0 || (q = make_queue(&r, &t)) == NULL) {
+		fprintf(stderr, "vq-cost: out of memory\n");
+		return 1;
+	}
+	blocks = t.capacity / o.bs;
+	tpn = tsc_per_ns();
+	per = o.bs <= 4096 ? 2000 : 200;
+	/* warm-up: one batch of each, not counted */
+	batch_vq(&r, &o, q, &scratch, blocks, &rng, per);
+	batch_copy(be.addr, &r, &o, blocks, &rng, per);
+	t_end = now_s() + o.time_s;
+	while (nb < BATCHES_MAX && (nb < 3 || now_s() < t_end)) {
+#ifdef FEMUD_COST_BREAKDOWN
+		struct cost c0, c1;
+		uint64_t r0 = q->st.requests;
+
+		cost_of(&c0, &q->st);
+#endif
+
+		vq_b[nb] = batch_vq(&r, &o, q, &scratch, blocks, &rng, per) / tpn;
+#ifdef FEMUD_COST_BREAKDOWN
+		cost_of(&c1, &q->st);
+		cost_delta(&cost_b[nb], &c0, &c1, q->st.requests - r0);
+#endif
+		cp_b[nb] = batch_copy(be.addr, &r, &o, blocks, &rng, per) / tpn;
+		if (vq_b[nb] < 0) {
+			fprintf(stderr, "vq-cost: a request failed\n");
+			return 1;
+		}
+		nb++;
+	}
+	v = median(vq_b, nb);
+	cp = median(cp_b, nb);
+#ifdef FEMUD_COST_BREAKDOWN
+	cost_median(&cost_med, cost_b, nb);
+#endif
+	if (o.json) {
+		printf("{\"bs\": %u, \"qd\": %u, \"size_mb\": %u, \"page_size\": %zu, "
+		       "\"thp_bytes\": %zu, \"batches\": %u, \"vq_ns\": %.1f, \"copy_ns\": %.1f, "
+		       "\"vq_per_s\": %.0f, \"copy_per_s\": %.0f, \"vq_share_of_copy\": %.4f",
+		       o.bs, o.qd, o.size_mb, be.page_size, be.thp_bytes, nb, v, cp, 1e9 / v,
+		       1e9 / cp, cp / v);
+#ifdef FEMUD_COST_BREAKDOWN
+		cost_json(&cost_med, COST_SCALE, tpn);
+#endif
+		printf("}\n");
+	} else {
+		printf("bs %u qd %u, %u MiB backend (%zu-byte pages, %zu MiB THP), %u batches: "
+		       "femud sweep %.1f ns/request (%.2fM/s), bare copy %.1f ns (%.2fM/s): "
+		       "femud at %.1f%% of the copy rate\n",
+		       o.bs, o.qd, o.size_mb, be.page_size, be.thp_bytes >> 20, nb, v, 1e3 / v, cp,
+		       1e3 / cp, 100 * cp / v);
+#ifdef FEMUD_COST_BREAKDOWN
+		pmd_vq_cost_print(stdout, 0, &cost_med, COST_SCALE, (uint64_t)(tpn * 1e9));
+#endif
+	}
+	pmd_vq_free(q);
+	fm_nossd_ops.destroy(t.model);
+	mbe_free(&be);
+	return 0;
+}
