@@ -47,7 +47,7 @@
 #define OFF_HDR 0x8000u
 #define OFF_STATUS 0xa000u
 #define OFF_DATA 0x10000u
-#define BATCHES_MAX 4096
+#define BATCHES_MAX 65536
 #define LINE 64u
 
 struct opts {
@@ -58,7 +58,8 @@ struct opts {
 	int cpu;
 	bool no_huge;
 	bool json;
-	bool cold_ring; /* flush the lines the initiator wrote, as if they were on its CPU */
+	bool cold_ring;	 /* flush the lines the initiator wrote, as if they were on its CPU */
+	bool per_second; /* print the medians of every second (a fresh backend over time) */
 };
 
 struct ring {
@@ -302,12 +303,35 @@ static double median(double *v, unsigned n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* --per-second: medians of the batches that ended in each whole second. */
+static void print_seconds(const double *vq, const double *cp, const double *t, unsigned n)
+{
+	static double a[BATCHES_MAX], b[BATCHES_MAX];
+
+	for (unsigned i = 0, sec = 0; i < n; sec++) {
+		unsigned k = 0;
+
+		for (; i < n && t[i] < sec + 1; i++, k++) {
+			a[k] = vq[i];
+			b[k] = cp[i];
+		}
+		if (k == 0)
+			continue;
+		{
+			double mv = median(a, k), mc = median(b, k);
+
+			printf("second %u: %u batches, femud %.1f ns, copy %.1f ns, %.1f%%\n", sec,
+			       k, mv, mc, 100 * mc / mv);
+		}
+	}
+}
+
 static void usage(FILE *f)
 {
 	fprintf(
 	    f,
 	    "usage: vq-cost [--bs SIZE] [--qd N] [--size-mb N] [--time SEC] [--cpu N] "
-	    "[--no-huge] [--cold-ring] [--json]\n"
+	    "[--no-huge] [--cold-ring] [--per-second] [--json]\n"
 	    "femud's sweep (NoSSD, random reads) and the bare copy on one CPU, alternating\n"
 	    "batches: ns per request of each, medians.\n"
 	    "  --bs SIZE      request size in bytes, multiple of 512 up to 131072 (4096)\n"
@@ -322,12 +346,17 @@ static void usage(FILE *f)
 
 static int parse(int argc, char **argv, struct opts *o)
 {
-	static const struct option lo[] = {
-	    {"bs", required_argument, NULL, 'b'},      {"qd", required_argument, NULL, 'q'},
-	    {"size-mb", required_argument, NULL, 's'}, {"time", required_argument, NULL, 't'},
-	    {"cpu", required_argument, NULL, 'c'},     {"no-huge", no_argument, NULL, 'n'},
-	    {"json", no_argument, NULL, 'j'},	       {"help", no_argument, NULL, 'h'},
-	    {"cold-ring", no_argument, NULL, 'r'},     {NULL, 0, NULL, 0}};
+	static const struct option lo[] = {{"bs", required_argument, NULL, 'b'},
+					   {"qd", required_argument, NULL, 'q'},
+					   {"size-mb", required_argument, NULL, 's'},
+					   {"time", required_argument, NULL, 't'},
+					   {"cpu", required_argument, NULL, 'c'},
+					   {"no-huge", no_argument, NULL, 'n'},
+					   {"json", no_argument, NULL, 'j'},
+					   {"help", no_argument, NULL, 'h'},
+					   {"cold-ring", no_argument, NULL, 'r'},
+					   {"per-second", no_argument, NULL, 'p'},
+					   {NULL, 0, NULL, 0}};
 	char *end;
 	int c;
 
@@ -382,6 +411,9 @@ static int parse(int argc, char **argv, struct opts *o)
 		case 'r':
 			o->cold_ring = true;
 			break;
+		case 'p':
+			o->per_second = true;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -423,7 +455,7 @@ static struct pmd_vq *make_queue(struct ring *r, const struct pmd_blk_target *t)
 
 int main(int argc, char **argv)
 {
-	static double vq_b[BATCHES_MAX], cp_b[BATCHES_MAX];
+	static double vq_b[BATCHES_MAX], cp_b[BATCHES_MAX], t_b[BATCHES_MAX];
 #ifdef FEMUD_COST_BREAKDOWN
 	static struct cost cost_b[BATCHES_MAX];
 	struct pmd_vq_stats cost_med;
@@ -438,7 +470,7 @@ int main(int argc, char **argv)
 	char err[256];
 	uint64_t rng = 0x9e3779b97f4a7c15ull, blocks;
 	unsigned nb = 0, per;
-	double tpn, t_end, v, cp;
+	double tpn, t_start, t_end, v, cp;
 
 	if (parse(argc, argv, &o) != 0)
 		return 2;
@@ -471,7 +503,8 @@ int main(int argc, char **argv)
 	/* warm-up: one batch of each, not counted */
 	batch_vq(&r, &o, q, &scratch, blocks, &rng, per);
 	batch_copy(be.addr, &r, &o, blocks, &rng, per);
-	t_end = now_s() + o.time_s;
+	t_start = now_s();
+	t_end = t_start + o.time_s;
 	while (nb < BATCHES_MAX && (nb < 3 || now_s() < t_end)) {
 #ifdef FEMUD_COST_BREAKDOWN
 		struct cost c0, c1;
@@ -486,12 +519,15 @@ int main(int argc, char **argv)
 		cost_delta(&cost_b[nb], &c0, &c1, q->st.requests - r0);
 #endif
 		cp_b[nb] = batch_copy(be.addr, &r, &o, blocks, &rng, per) / tpn;
+		t_b[nb] = now_s() - t_start;
 		if (vq_b[nb] < 0) {
 			fprintf(stderr, "vq-cost: a request failed\n");
 			return 1;
 		}
 		nb++;
 	}
+	if (o.per_second)
+		print_seconds(vq_b, cp_b, t_b, nb);
 	v = median(vq_b, nb);
 	cp = median(cp_b, nb);
 #ifdef FEMUD_COST_BREAKDOWN
