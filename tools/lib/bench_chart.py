@@ -78,7 +78,8 @@ def iops_chart(res, prefix):
         ax.set_xticks([1, 32, 128])
         ax.set_xticklabels(["1", "32", "128"])
         ax.set_xlabel("queue depth (one queue)")
-        ax.set_ylabel("IOPS (millions, steady state)")
+        ax.set_ylabel("IOPS (millions, " + ("steady state)" if res.get("ramp_s") else
+                                            "mean of each run)"))
         ax.set_title(f"randread {bs}")
         ax.set_ylim(bottom=0)
         ax.grid(alpha=0.3)
