@@ -52,6 +52,11 @@ static void femud_print_plan(const struct femud *f, FILE *out)
 		f->place.lcores.n > 1 ? f->place.lcores.n - 1 : 1,
 		f->place.lcores.n > 2 ? "s" : "");
 	fprintf(out, "mbe-node %d\n", f->place.mbe_node);
+	if (f->opts.adaptive)
+		fprintf(out, "poll-mode adaptive (idle %llu us)\n",
+			(unsigned long long)f->opts.idle_us);
+	else
+		fprintf(out, "poll-mode busy\n");
 	for (unsigned i = 0; i < f->opts.ndevs; i++) {
 		const struct femud_dev_opts *d = &f->opts.devs[i];
 
@@ -166,7 +171,10 @@ static int femud_start_pmd(struct femud *f, char *err, size_t errlen)
 	int rc;
 
 	pmd_set_connect_hook(femud_on_connect, f);
-	rc = pmd_init(ids, n, main_polls);
+	rc = pmd_set_poll_mode(f->opts.adaptive ? PMD_POLL_ADAPTIVE : PMD_POLL_BUSY,
+			       f->opts.idle_us * 1000);
+	if (rc == 0)
+		rc = pmd_init(ids, n, main_polls);
 	if (rc != 0) {
 		snprintf(err, errlen, "poller set-up failed: %s", strerror(-rc));
 		return rc;

@@ -268,7 +268,9 @@ enum {
 	OPT_LOG_LEVEL,
 	OPT_MBE_NODE,
 	OPT_RPC,
-	OPT_CONFIG
+	OPT_CONFIG,
+	OPT_POLL_MODE,
+	OPT_IDLE_US
 };
 
 static const struct option opts_long[] = {
@@ -281,6 +283,8 @@ static const struct option opts_long[] = {
     {"qemu-pid", required_argument, NULL, OPT_QEMU_PID},
     {"rpc", required_argument, NULL, OPT_RPC},
     {"config", required_argument, NULL, OPT_CONFIG},
+    {"poll-mode", required_argument, NULL, OPT_POLL_MODE},
+    {"idle-us", required_argument, NULL, OPT_IDLE_US},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -362,6 +366,21 @@ static int opts_one(struct femud_opts *o, int c, char *err, size_t errlen)
 	case OPT_CONFIG:
 		o->config = optarg;
 		return 0;
+	case OPT_POLL_MODE:
+		if (strcmp(optarg, "busy") != 0 && strcmp(optarg, "adaptive") != 0) {
+			snprintf(err, errlen, "--poll-mode: '%s' is not busy or adaptive", optarg);
+			return -EINVAL;
+		}
+		o->adaptive = strcmp(optarg, "adaptive") == 0;
+		return 0;
+	case OPT_IDLE_US:
+		if (opt_u64(optarg, 10, &v) != 0 || v > FEMUD_MAX_IDLE_US) {
+			snprintf(err, errlen, "--idle-us: '%s' is not a number of us from 0 to %d",
+				 optarg, FEMUD_MAX_IDLE_US);
+			return -EINVAL;
+		}
+		o->idle_us = v;
+		return 0;
 	case 'h':
 		o->help = true;
 		return 0;
@@ -380,6 +399,8 @@ int femud_opts_parse(int argc, char **argv, struct femud_opts *o, char *err, siz
 
 	memset(o, 0, sizeof(*o));
 	o->mbe_node = -1;
+	o->adaptive = FEMUD_DEFAULT_ADAPTIVE;
+	o->idle_us = FEMUD_DEFAULT_IDLE_US;
 	/*
 	 * 0, not 1: glibc then forgets the position inside a previous argv's
 	 * grouped short options (a second parse would read freed strings).
@@ -466,6 +487,10 @@ void femud_opts_usage(FILE *out)
 	    "                   femud starts empty and waits for devices.\n"
 	    "  --config FILE    start the devices of a file written by 'femuctl save-config'\n"
 	    "                   (combines with --dev)\n"
+	    "  --poll-mode M    busy: pollers spin all the time (the model's exact timing);\n"
+	    "                   adaptive: a poller idle for --idle-us sleeps until a guest kick,\n"
+	    "                   a control message or a pending completion wakes it (default %s)\n"
+	    "  --idle-us N      idle time before an adaptive poller sleeps, us (default %d)\n"
 	    "  --log-level L    DPDK/femud log level (error, warning, notice, info, debug)\n"
 	    "  --no-huge        never use hugepages (backend and EAL on normal pages)\n"
 	    "  --qemu-pid PID   QEMU process to check poller placement against\n"
@@ -474,5 +499,6 @@ void femud_opts_usage(FILE *out)
 	    "  --version        print the version\n"
 	    "\n"
 	    "Exit status: 0 on a clean stop (SIGINT/SIGTERM), 2 for bad options, 1 for other "
-	    "errors.\n");
+	    "errors.\n",
+	    FEMUD_DEFAULT_ADAPTIVE ? "adaptive" : "busy", FEMUD_DEFAULT_IDLE_US);
 }

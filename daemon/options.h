@@ -24,6 +24,9 @@
 #define FEMUD_DEFAULT_DEVSZ_MB 1024
 #define FEMUD_DEFAULT_QUEUES 8
 #define FEMUD_DEFAULT_FEMU_MODE 2
+#define FEMUD_DEFAULT_ADAPTIVE false /* --poll-mode busy (see README, Poll modes) */
+#define FEMUD_DEFAULT_IDLE_US 50
+#define FEMUD_MAX_IDLE_US 1000000
 #define FEMUD_RPC_DEFAULT "/var/tmp/femud.sock"
 
 /* One --dev: the daemon's keys, and the model's keys kept for the model. */
@@ -58,6 +61,8 @@ struct femud_opts {
 	pid_t qemu_pid;	    /* 0: unknown */
 	const char *rpc;    /* JSON-RPC socket path; NULL: FEMUD_RPC_DEFAULT; "none": off */
 	bool rpc_set;	    /* --rpc was given */
+	bool adaptive;	    /* --poll-mode adaptive: pollers sleep when idle */
+	uint64_t idle_us;   /* --idle-us: idle threshold of an adaptive poller */
 	const char *config; /* --config FILE, or NULL */
 	bool help;
 	bool version;

@@ -292,18 +292,20 @@ static enum fm_status bbssd_submit(struct fm_model *model, const struct fm_req *
 /*
  * No request came: advance background GC as if the controller's GC thread
  * ran now, at most once per BBSSD_IDLE_PERIOD_NS (the transport calls this
- * on every idle sweep of every queue of the device).
+ * on every idle sweep of every queue of the device).  True while a
+ * background collection is in progress, so that the poller keeps calling.
  */
-static void bbssd_idle(struct fm_model *model, uint64_t now_ns)
+static bool bbssd_idle(struct fm_model *model, uint64_t now_ns)
 {
 	struct bbssd_dev *m = bbssd_dev_of(model);
 
-	if (now_ns < m->idle_next_ns)
-		return;
-	m->idle_next_ns = now_ns + BBSSD_IDLE_PERIOD_NS;
-	bbssd_ftl_op_begin(&m->ftl);
-	bbssd_ftl_gc_background(&m->ftl, now_ns);
-	bbssd_ftl_op_end(&m->ftl);
+	if (now_ns >= m->idle_next_ns) {
+		m->idle_next_ns = now_ns + BBSSD_IDLE_PERIOD_NS;
+		bbssd_ftl_op_begin(&m->ftl);
+		bbssd_ftl_gc_background(&m->ftl, now_ns);
+		bbssd_ftl_op_end(&m->ftl);
+	}
+	return bbssd_ftl_gc_background_pending(&m->ftl);
 }
 
 static double write_amplification(const struct bbssd_counters *c)

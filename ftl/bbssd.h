@@ -203,6 +203,8 @@ int bbssd_ftl_write_page(struct bbssd_ftl *f, uint64_t lpn, uint64_t now, uint64
 			 uint64_t *end);
 void bbssd_ftl_unmap(struct bbssd_ftl *f, uint64_t lpn);
 void bbssd_ftl_gc_background(struct bbssd_ftl *f, uint64_t now);
+/* Has background GC a victim in progress that idle time would advance? */
+bool bbssd_ftl_gc_background_pending(const struct bbssd_ftl *f);
 int bbssd_ftl_check(const struct bbssd_ftl *f, char *err, size_t errlen);
 void bbssd_ftl_erase_summary(const struct bbssd_ftl *f, uint64_t *min, uint64_t *max, double *mean);
 

@@ -415,6 +415,11 @@ void bbssd_ftl_gc_background(struct bbssd_ftl *f, uint64_t now)
 		gc_erase(f, f->gc_bg_since, now, false);
 }
 
+bool bbssd_ftl_gc_background_pending(const struct bbssd_ftl *f)
+{
+	return f->ps->gc_victim != BBSSD_NO_LINE && f->ps->free_cnt > f->p->fg_thres_lines;
+}
+
 /* ---- host pages ---- */
 
 /* Read one logical page arriving at t; an unmapped page costs no NAND time. */

@@ -221,9 +221,11 @@ struct fm_model_ops {
 	 * work the device does on its own (background GC) goes on while no
 	 * request arrives.  It is called very often (every idle sweep of
 	 * every queue): it must return at once when there is nothing to do
-	 * and bound its work (a few us) when there is.
+	 * and bound its work (a few us) when there is.  Returns true while
+	 * such work is left (e.g. a background GC in progress): a transport
+	 * that sleeps when idle must keep calling it instead of sleeping.
 	 */
-	void (*idle)(struct fm_model *m, uint64_t now_ns);
+	bool (*idle)(struct fm_model *m, uint64_t now_ns);
 
 	/*
 	 * Optional (NULL = the model keeps no state that must persist): bytes

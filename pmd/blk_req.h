@@ -68,10 +68,13 @@ static inline bool pmd_blk_req_wants_idle(const struct pmd_blk_target *t)
 	return t->ops->idle != NULL && t->ops->single_writer;
 }
 
-/* A sweep found no new request for this target: let its model work on its own. */
-static inline void pmd_blk_req_idle(const struct pmd_blk_target *t, uint64_t now_ns)
+/*
+ * A sweep found no new request for this target: let its model work on its
+ * own.  True while the model has such work left (do not sleep).
+ */
+static inline bool pmd_blk_req_idle(const struct pmd_blk_target *t, uint64_t now_ns)
 {
-	t->ops->idle(t->model, now_ns);
+	return t->ops->idle(t->model, now_ns);
 }
 
 #endif /* PMD_BLK_REQ_H */

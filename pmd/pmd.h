@@ -43,6 +43,19 @@ struct pmd_blk_params {
 struct pmd_blk; /* one vhost-user-blk device */
 
 /*
+ * How pollers wait for work.  BUSY: every poller spins on its queues all the
+ * time (lowest latency, one core per poller).  ADAPTIVE: a poller that found
+ * no new request on any of its queues for idle_ns re-arms guest
+ * notifications and sleeps in io_uring until a kick, a control message or
+ * its earliest pending completion wakes it (see pmd/poller_sleep.h).
+ */
+enum pmd_poll_mode { PMD_POLL_BUSY, PMD_POLL_ADAPTIVE };
+#define PMD_IDLE_NS_DEFAULT 50000ull
+
+/* Choose the poll mode of every poller; call before pmd_init() (-EALREADY after). */
+int pmd_set_poll_mode(enum pmd_poll_mode mode, uint64_t idle_ns);
+
+/*
  * Set up the pollers: lcore ids of the EAL lcores that poll.  Call once after
  * rte_eal_init() and before pmd_blk_create().  When main_polls is true the
  * main lcore is the (only) poller and pmd_poller_run_main() must be called
@@ -129,7 +142,14 @@ void pmd_blk_stats(struct pmd_blk *dev, struct pmd_dev_snap *out);
 /* Zero dev's counters (each poller zeroes its own queues'). */
 void pmd_blk_stats_reset(struct pmd_blk *dev);
 
-/* Read the pollers' counters into out[0..max); returns how many. */
+/*
+ * Read the pollers' counters into out[0..max); returns how many.  Besides
+ * sweeps and busy_sweeps, adaptive pollers count (pmd_stats.h): sleeps
+ * (waits in io_uring), sleeps_aborted (a request came in while re-arming),
+ * wake-ups by cause (wake_kick: a guest kick, wake_timer: a pending
+ * completion nearly due, wake_ctl: attach, detach or stop), asleep_ns, and
+ * sleeping (1 while it waits).
+ */
 unsigned pmd_pollers_stats(struct pmd_poller_snap *out, unsigned max);
 
 /* Zero every poller's own counters (done by each poller). */

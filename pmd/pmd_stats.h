@@ -69,7 +69,15 @@
 /* Per-poller counters: X(field, printed name, PMD_CTR_SUM or PMD_CTR_MAX). */
 #define PMD_POLLER_COUNTERS(X)                                                                     \
 	X(sweeps, "sweeps", PMD_CTR_SUM)	   /* passes over the poller's queues */           \
-	X(busy_sweeps, "busy_sweeps", PMD_CTR_SUM) /* of those, passes that did work */
+	X(busy_sweeps, "busy_sweeps", PMD_CTR_SUM) /* of those, passes that did work */            \
+	/* adaptive polling (poller_sleep.c) */                                                    \
+	X(sleeps, "sleeps", PMD_CTR_SUM)		 /* waits in io_uring */                   \
+	X(sleeps_aborted, "sleeps_aborted", PMD_CTR_SUM) /* a request came in while re-arming */   \
+	X(wake_kick, "wake_kick", PMD_CTR_SUM)		 /* woken by a guest kick */               \
+	X(wake_timer, "wake_timer", PMD_CTR_SUM)	 /* woken for a pending completion */      \
+	X(wake_ctl, "wake_ctl", PMD_CTR_SUM)		 /* woken by attach, detach or stop */     \
+	X(asleep_ns, "asleep_ns", PMD_CTR_SUM)		 /* time spent in the waits */             \
+	X(sleeping, "sleeping", PMD_CTR_MAX)		 /* 1 while it waits (a gauge) */
 
 #define PMD_STATS_FIELD_(field, name, kind) uint64_t field;
 

@@ -5,7 +5,9 @@
  *
  * The sweep loop takes no lock and makes no syscall except the call
  * eventfd writes the guest asked for.  Control messages are pointers on a
- * multi-producer / single-consumer rte_ring.
+ * multi-producer / single-consumer rte_ring; in adaptive mode the sender
+ * also writes the poller's eventfd, so that a sleeping poller wakes up
+ * (poller_sleep.c does the sleeping).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -25,6 +27,7 @@
 #include "pmd/pmd_log.h"
 #include "pmd/pmd_clock.h"
 #include "pmd/poller.h"
+#include "pmd/poller_sleep.h"
 
 /* Control messages a poller can have queued (rte_ring size, a power of 2). */
 #define CTL_RING_SIZE 1024
@@ -55,6 +58,8 @@ struct pmd_poller {
 	unsigned nvq;
 	struct pmd_poller_stats st; /* written by this poller only (pmd_stats.h) */
 	struct pmd_chain chain;	    /* scratch for the chain walker */
+	bool adaptive;		    /* sleep when idle (poller_sleep.c) */
+	struct pmd_sleep sleep;
 	/* shared with control */
 	struct rte_ring *ctl __rte_cache_aligned;
 	volatile int stop;
@@ -67,6 +72,8 @@ struct pmd_poller {
 
 static struct pmd_poller *pollers[PMD_MAX_POLLERS];
 static unsigned npollers;
+static enum pmd_poll_mode poll_mode = PMD_POLL_BUSY;
+static uint64_t poll_idle_ns = PMD_IDLE_NS_DEFAULT;
 static pthread_mutex_t poller_lock = PTHREAD_MUTEX_INITIALIZER;
 /* pmd_pollers_park(): parked pollers spin until this is set (under poller_lock). */
 static int park_go;
@@ -149,6 +156,7 @@ static void poller_apply(struct pmd_poller *p, struct ctl_msg *m)
 			p->vqs[i] = p->vqs[p->nvq - 1];
 			PMD_CTR_SET(p->nvq, p->nvq - 1);
 			pmd_vq_flush(m->q, pmd_now_ns());
+			pmd_sleep_forget(&p->sleep, m->q);
 			break;
 		}
 	}
@@ -163,6 +171,24 @@ static void poller_drain_ctl(struct pmd_poller *p)
 		poller_apply(p, m);
 }
 
+/* Must an adaptive poller stay awake: a control message waiting, or stop? */
+static bool poller_ctl_pending(void *arg)
+{
+	struct pmd_poller *p = arg;
+
+	return !rte_ring_empty(p->ctl) || __atomic_load_n(&p->stop, __ATOMIC_ACQUIRE);
+}
+
+/* An empty sweep of an adaptive poller: sleep once idle for the threshold. */
+static void poller_idle(struct pmd_poller *p)
+{
+	const struct pmd_sleep_guard guard = {.pending = poller_ctl_pending, .arg = p};
+	uint64_t now = pmd_now_ns();
+
+	if (pmd_sleep_due(&p->sleep, now))
+		pmd_sleep_run(&p->sleep, p->vqs, p->nvq, now, &guard);
+}
+
 static int poller_loop(void *arg)
 {
 	struct pmd_poller *p = arg;
@@ -171,16 +197,23 @@ static int poller_loop(void *arg)
 		unsigned work = 0;
 		unsigned i;
 
-		if (!rte_ring_empty(p->ctl))
+		if (!rte_ring_empty(p->ctl)) {
 			poller_drain_ctl(p);
+			pmd_sleep_flush(&p->sleep);
+		}
 		/* a fresh clock per queue: due completions of later queues stay on time */
 		for (i = 0; i < p->nvq; i++)
 			work += pmd_vq_sweep(p->vqs[i], pmd_now_ns(), &p->chain);
 		PMD_CTR_INC(p->st.sweeps);
-		if (work)
+		if (work) {
 			PMD_CTR_INC(p->st.busy_sweeps);
-		else
+			if (p->adaptive)
+				pmd_sleep_busy(&p->sleep);
+		} else {
 			rte_pause();
+			if (p->adaptive)
+				poller_idle(p);
+		}
 	}
 	__atomic_store_n(&p->exited, 1, __ATOMIC_RELEASE);
 	return 0;
@@ -190,6 +223,7 @@ static void poller_free(struct pmd_poller *p)
 {
 	if (p == NULL)
 		return;
+	pmd_sleep_fini(&p->sleep);
 	free(p->ctl);
 	free(p);
 }
@@ -215,7 +249,23 @@ static struct pmd_poller *poller_new(unsigned idx, unsigned lcore, bool is_main)
 	p->idx = idx;
 	p->lcore = lcore;
 	p->is_main = is_main;
+	p->adaptive = poll_mode == PMD_POLL_ADAPTIVE;
+	if (pmd_sleep_init(&p->sleep, poll_idle_ns, PMD_POLLER_MAX_VQ, &p->st) != 0) {
+		poller_free(p);
+		return NULL;
+	}
 	return p;
+}
+
+int pmd_set_poll_mode(enum pmd_poll_mode mode, uint64_t idle_ns)
+{
+	if (npollers != 0)
+		return -EALREADY;
+	if (mode != PMD_POLL_BUSY && mode != PMD_POLL_ADAPTIVE)
+		return -EINVAL;
+	poll_mode = mode;
+	poll_idle_ns = idle_ns;
+	return 0;
 }
 
 int pmd_init(const unsigned *lcores, unsigned n, bool main_polls)
@@ -261,6 +311,8 @@ int pmd_poller_attach(unsigned idx, struct pmd_vq *q)
 		while (rte_ring_mp_enqueue(p->ctl, m) != 0)
 			rte_pause();
 		pthread_mutex_unlock(&poller_lock);
+		if (p->adaptive)
+			pmd_sleep_wake(&p->sleep);
 		/* the poller sets done; wait so that m can be freed */
 		ctl_wait(p, m);
 	} else {
@@ -283,6 +335,8 @@ static void ctl_apply_sync(struct pmd_poller *p, struct ctl_msg *m)
 	while (rte_ring_mp_enqueue(p->ctl, m) != 0)
 		rte_pause();
 	pthread_mutex_unlock(&poller_lock);
+	if (p->adaptive)
+		pmd_sleep_wake(&p->sleep);
 	ctl_wait(p, m);
 }
 
@@ -367,6 +421,8 @@ void pmd_pollers_stop(void)
 		}
 		pthread_mutex_unlock(&poller_lock);
 		__atomic_store_n(&p->stop, 1, __ATOMIC_RELEASE);
+		if (p->adaptive)
+			pmd_sleep_wake(&p->sleep);
 		if (p->is_main) {
 			while (!__atomic_load_n(&p->exited, __ATOMIC_ACQUIRE))
 				usleep(MAIN_EXIT_CHECK_US);

@@ -40,4 +40,5 @@ void pmd_poller_detach(struct pmd_vq *q);
  */
 void pmd_poller_call(unsigned idx, void (*fn)(void *arg), void *arg);
 
+
 #endif /* PMD_POLLER_H */

@@ -6,9 +6,13 @@
  * entries it covers (rte_smp_rmb); status bytes and used entries are written
  * before the used index that publishes them (rte_smp_wmb); the used index is
  * stored before used_event / the avail flags are read to decide on a call
- * (rte_smp_mb).  Kicks are suppressed for good: with EVENT_IDX avail_event
- * is kept one behind what was consumed, which never falls inside the
- * window the driver tests; without it VRING_USED_F_NO_NOTIFY is set.
+ * (rte_smp_mb).  Kicks are suppressed while the poller polls: with
+ * EVENT_IDX avail_event is kept one behind what was consumed, which never
+ * falls inside the window the driver tests; without it
+ * VRING_USED_F_NO_NOTIFY is set.  An adaptive poller re-arms them before it
+ * sleeps (pmd_vq_notify_arm) and suppresses them again when it wakes.
+ * rte_vhost never writes these fields itself as long as
+ * rte_vhost_enable_guest_notification() is not called (femud never does).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -65,7 +69,7 @@ static volatile uint16_t *used_event_of(struct pmd_vq *q)
 	return (volatile uint16_t *)&q->avail->ring[q->size];
 }
 
-static void vq_suppress_kicks(struct pmd_vq *q)
+void pmd_vq_notify_suppress(struct pmd_vq *q)
 {
 	if (q->event_idx) {
 		q->avail_event = (uint16_t)(q->last_avail - 1);
@@ -74,6 +78,19 @@ static void vq_suppress_kicks(struct pmd_vq *q)
 		st16(&q->used->flags, ld16(&q->used->flags) | VRING_USED_F_NO_NOTIFY);
 	}
 	rte_smp_mb();
+}
+
+bool pmd_vq_notify_arm(struct pmd_vq *q)
+{
+	if (q->event_idx) {
+		q->avail_event = q->last_avail;
+		st16(avail_event_of(q), q->avail_event);
+	} else {
+		st16(&q->used->flags, ld16(&q->used->flags) & (uint16_t)~VRING_USED_F_NO_NOTIFY);
+	}
+	/* virtio 1.1, 2.6.10.1: the store above before the avail index is read */
+	rte_smp_mb();
+	return !q->broken && ld16(&q->avail->idx) != q->last_avail;
 }
 
 /* Zeroed, cache-aligned memory: rte_malloc on node, or libc. */
@@ -145,7 +162,7 @@ struct pmd_vq *pmd_vq_create(const struct pmd_vq_setup *s)
 	q->prefetch = s->target->ops->prefetch != NULL;
 	q->idle = pmd_blk_req_wants_idle(s->target);
 	q->name = "";
-	vq_suppress_kicks(q);
+	pmd_vq_notify_suppress(q);
 	return q;
 }
 
@@ -415,7 +432,7 @@ unsigned pmd_vq_sweep(struct pmd_vq *q, uint64_t now_ns, struct pmd_chain *scrat
 	if (!q->broken)
 		taken = vq_take(q, now_ns, scratch);
 	if (taken == 0 && q->idle)
-		pmd_blk_req_idle(q->target, now_ns);
+		q->model_busy = pmd_blk_req_idle(q->target, now_ns);
 	work += taken;
 	if (q->used_idx != used_before) {
 		uint64_t t0 = COST_NOW();

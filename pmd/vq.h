@@ -4,7 +4,8 @@
  *
  * Owns: consuming the avail ring, handing requests to blk_req, posting
  * completions to the used ring (inline when due, else from a per-queue
- * min-heap ordered by due time), kick suppression and call decisions.
+ * min-heap ordered by due time), kick suppression and re-arming, call
+ * decisions.
  * A struct pmd_vq is written only by the poller that owns it while it is
  * attached (control code touches it only before attach / after detach).
  * Units: times in ns of pmd_clock.
@@ -93,7 +94,7 @@ struct pmd_vq {
 	uint16_t signalled_used; /* used_idx when the last call decision was made */
 	uint16_t avail_event;	 /* value last written to avail_event */
 	int callfd;
-	int kickfd; /* control code only: drained to count kicks (never read here) */
+	int kickfd; /* drained by control code to count kicks; an adaptive poller polls it */
 	bool event_idx;
 	bool indirect;
 	bool broken;
@@ -101,11 +102,13 @@ struct pmd_vq {
 	bool prefetch;	       /* the model has a prefetch op: peek ahead */
 	bool idle;	       /* the model has an idle op: call it on empty sweeps */
 	bool rte_mem;	       /* state allocated with rte_malloc */
+	bool model_busy;       /* the model's idle op has work of its own left */
 	uint16_t nresubmit;    /* heads in resubmit[] */
 	uint16_t resubmit_pos; /* next one to replay */
 	uint16_t *resubmit;
 	int vid;
 	uint16_t qid;
+	uint64_t kick_tag;	/* adaptive polling: the poller's poll on kickfd, 0 = none */
 	struct pmd_vq_stats st; /* written by the owning poller only (pmd_stats.h) */
 	/* control-owned identity */
 	unsigned poller;
@@ -136,5 +139,36 @@ void pmd_vq_cost_print(FILE *out, unsigned qid, const struct pmd_vq_stats *c, ui
 
 /* Post every pending completion now (queue stop) and notify the guest. */
 void pmd_vq_flush(struct pmd_vq *q, uint64_t now_ns);
+
+/*
+ * Notifications for adaptive polling (poller_sleep.c).  While a poller polls,
+ * kicks stay suppressed (pmd_vq_notify_suppress; pmd_vq_create starts so).
+ * Before it sleeps it re-arms them with pmd_vq_notify_arm: without
+ * EVENT_IDX VRING_USED_F_NO_NOTIFY is cleared, with it avail_event is set to
+ * the next avail index to serve (the driver's next publish then kicks), and a
+ * full barrier orders that store before the avail index is read again.  It
+ * returns true when requests are already waiting (published before the
+ * driver could see the re-armed flag): the poller must not sleep then.
+ */
+bool pmd_vq_notify_arm(struct pmd_vq *q);
+void pmd_vq_notify_suppress(struct pmd_vq *q);
+
+/* Due time (ns) of the earliest pending completion; UINT64_MAX when none. */
+static inline uint64_t pmd_vq_next_due(const struct pmd_vq *q)
+{
+	return q->nheap > 0 ? q->heap[0].due_ns : UINT64_MAX;
+}
+
+/*
+ * May the poller sleep as far as this queue goes: a kick will wake it (the
+ * frontend set a kick fd), no replay of in-flight requests is left and the
+ * model has no work of its own pending.  A broken queue takes no request.
+ */
+static inline bool pmd_vq_may_sleep(const struct pmd_vq *q)
+{
+	if (q->broken)
+		return !q->model_busy;
+	return q->kickfd >= 0 && q->resubmit_pos >= q->nresubmit && !q->model_busy;
+}
 
 #endif /* PMD_VQ_H */

@@ -223,6 +223,13 @@ void fb_opts_usage(FILE *out)
 		"  --peer-cpu N          CPU of the self-test peer thread\n"
 		"  --no-event-idx        do not negotiate VIRTIO_RING_F_EVENT_IDX\n"
 		"  --hugepages           back the shared memory with hugetlb pages\n"
+		"  --rate IOPS           paced: submit at this rate in total (spread over the "
+		"queues,\n"
+		"                        at most --qd in flight each); latency counts from "
+		"submission\n"
+		"  --burst N             bursts: N requests per queue (at most --qd in flight), "
+		"then\n"
+		"  --gap-us LO[-HI]      an idle gap of LO..HI us after the burst completed\n"
 		"  --timeout MS          bound on every wait (5000)\n"
 		"  --seed N              random seed (1)\n"
 		"  -q, --quiet           no informational lines on stderr\n"
@@ -254,6 +261,9 @@ enum {
 	O_SEED,
 	O_CASE,
 	O_RAMP,
+	O_RATE,
+	O_BURST,
+	O_GAP,
 };
 
 static const struct option long_opts[] = {
@@ -282,6 +292,9 @@ static const struct option long_opts[] = {
     {"hugepages", no_argument, NULL, O_HUGE},
     {"timeout", required_argument, NULL, O_TIMEOUT},
     {"seed", required_argument, NULL, O_SEED},
+    {"rate", required_argument, NULL, O_RATE},
+    {"burst", required_argument, NULL, O_BURST},
+    {"gap-us", required_argument, NULL, O_GAP},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -306,16 +319,45 @@ static int parse_rw(const char *s, enum fb_rw *rw)
 	return -1;
 }
 
-static int parse_time(const char *s, double *out)
+/* A number > 0 and <= max (seconds, requests per second). */
+static int parse_positive(const char *s, double max, double *out)
 {
 	char *end;
 	double v;
 
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno || end == s || *end || !(v > 0) || v > 1e6)
+	if (errno || end == s || *end || !(v > 0) || v > max)
 		return -1;
 	*out = v;
+	return 0;
+}
+
+int fb_parse_range(const char *s, uint32_t max, uint32_t *lo, uint32_t *hi)
+{
+	unsigned long long a, b;
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	a = strtoull(s, &end, 10);
+	b = a;
+	if (!errno && *end == '-' && end[1] >= '0' && end[1] <= '9')
+		b = strtoull(end + 1, &end, 10);
+	if (errno || *end || a > b || b > max)
+		return -1;
+	*lo = (uint32_t)a;
+	*hi = (uint32_t)b;
+	return 0;
+}
+
+static int check_pacing(const struct fb_opts *o, char *err, size_t errlen)
+{
+	if (o->rate > 0 && o->burst)
+		return fail(err, errlen, "--rate and --burst are exclusive");
+	if (o->burst == 0 && o->gap_us_hi)
+		return fail(err, errlen, "--gap-us needs --burst");
 	return 0;
 }
 
@@ -344,7 +386,7 @@ static int check_combination(struct fb_opts *o, char *err, size_t errlen)
 	if (o->size && o->size < fb_opts_max_bs(o))
 		return fail(err, errlen, "--size %llu is smaller than --bs %u",
 			    (unsigned long long)o->size, fb_opts_max_bs(o));
-	return 0;
+	return check_pacing(o, err, errlen);
 }
 
 int fb_opts_parse(struct fb_opts *o, int argc, char **argv, char *err, size_t errlen)
@@ -402,11 +444,11 @@ int fb_opts_parse(struct fb_opts *o, int argc, char **argv, char *err, size_t er
 			o->qsize = (unsigned)v;
 			break;
 		case O_TIME:
-			if (parse_time(optarg, &o->time_s) < 0)
+			if (parse_positive(optarg, 1e6, &o->time_s) < 0)
 				return fail(err, errlen, "--time %s: seconds > 0", optarg);
 			break;
 		case O_RAMP:
-			if (parse_time(optarg, &o->ramp_s) < 0)
+			if (parse_positive(optarg, 1e6, &o->ramp_s) < 0)
 				return fail(err, errlen, "--ramp %s: seconds > 0", optarg);
 			break;
 		case O_IOS:
@@ -474,6 +516,23 @@ int fb_opts_parse(struct fb_opts *o, int argc, char **argv, char *err, size_t er
 			if (parse_uint(optarg, UINT64_MAX, &v) < 0)
 				return fail(err, errlen, "--seed %s: a number", optarg);
 			o->seed = v;
+			break;
+		case O_RATE:
+			if (parse_positive(optarg, 1e9, &o->rate) < 0)
+				return fail(err, errlen, "--rate %s: requests per second > 0",
+					    optarg);
+			break;
+		case O_BURST:
+			if (parse_uint(optarg, 1u << 30, &v) < 0 || v == 0)
+				return fail(err, errlen, "--burst %s: requests per burst > 0",
+					    optarg);
+			o->burst = (unsigned)v;
+			break;
+		case O_GAP:
+			if (fb_parse_range(optarg, 10000000, &o->gap_us_lo, &o->gap_us_hi) < 0)
+				return fail(err, errlen,
+					    "--gap-us %s: us, or LO-HI with LO <= HI <= 10000000",
+					    optarg);
 			break;
 		case ':':
 			return fail(err, errlen, "%s needs a value", argv[optind - 1]);

@@ -50,6 +50,12 @@ struct fb_opts {
 	unsigned timeout_ms;	  /* --timeout: bound on every wait */
 	uint64_t seed;		  /* --seed: random offsets */
 	bool quiet;		  /* --quiet: no progress lines */
+	/* pacing (sparse traffic); at most one of rate and burst */
+	double rate;	/* --rate: requests per second in total, spread over the queues (0 = closed
+			   loop) */
+	unsigned burst; /* --burst: requests per burst on each queue (0 = no bursts) */
+	uint32_t gap_us_lo; /* --gap-us LO[-HI]: idle time after each burst completed, */
+	uint32_t gap_us_hi; /*   uniform in [LO, HI] us */
 };
 
 /* Fill o with defaults. */
@@ -66,6 +72,9 @@ int fb_parse_size(const char *s, uint64_t *out);
 
 /* "512,4k,64k" -> sizes (each a multiple of 512, 512..FB_MAX_IO). */
 int fb_parse_bs_list(const char *s, uint32_t *out, unsigned max, unsigned *n);
+
+/* "50" or "30-80" -> [lo, hi] (lo <= hi <= max).  Returns -1 on junk. */
+int fb_parse_range(const char *s, uint32_t max, uint32_t *lo, uint32_t *hi);
 
 /* "1", "0,2", "1-3" -> CPU numbers. */
 int fb_parse_cpu_list(const char *s, int *out, unsigned max, unsigned *n);

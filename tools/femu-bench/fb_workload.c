@@ -34,6 +34,9 @@ struct wq {
 	unsigned nfree;
 	unsigned inflight;
 	uint64_t last_progress; /* TSC of the last completion or first submit */
+	/* pacing (--rate, --burst/--gap-us) */
+	uint64_t next_tsc;   /* --rate: next submission due; --burst: end of the gap (0 = none) */
+	unsigned burst_left; /* requests left in the current burst */
 };
 
 struct worker {
@@ -53,6 +56,7 @@ struct worker {
 	bool read_only; /* read / randread: a verify map may settle what it finds */
 	uint64_t seq_start, seq_end, cursor; /* bytes */
 	uint64_t timeout_ticks;
+	uint64_t rate_ticks; /* --rate: TSC ticks between two submissions on one queue */
 	unsigned reported;
 	/* results */
 	struct fb_hist hist;
@@ -225,6 +229,47 @@ static void complete_one(struct worker *w, struct wq *q, uint32_t id, uint64_t n
 	q->free[q->nfree++] = (uint16_t)slot;
 }
 
+/*
+ * Pacing: may queue q take another request now?  --rate: when its next
+ * submission is due.  --burst: while the burst lasts; once it completed, after
+ * a random gap of --gap-us.
+ */
+static bool pace_ready(struct worker *w, struct wq *q, uint64_t now)
+{
+	const struct fb_opts *o = w->run->o;
+
+	if (w->rate_ticks)
+		return now >= q->next_tsc;
+	if (!o->burst || q->burst_left)
+		return true;
+	if (q->inflight)
+		return false;
+	if (q->next_tsc == 0) {
+		uint64_t gap =
+		    o->gap_us_lo + fb_rand_below(&w->rng, o->gap_us_hi - o->gap_us_lo + 1ull);
+
+		q->next_tsc = now + (uint64_t)((double)gap * 1e-6 * fb_tsc_hz());
+	}
+	if (now < q->next_tsc)
+		return false;
+	q->next_tsc = 0;
+	q->burst_left = o->burst;
+	return true;
+}
+
+/* A request was submitted on q at now: schedule the next one. */
+static void pace_submitted(struct worker *w, struct wq *q, uint64_t now)
+{
+	if (w->rate_ticks) {
+		/* keep the schedule, but never owe more than one request */
+		if (q->next_tsc + w->rate_ticks < now)
+			q->next_tsc = now;
+		q->next_tsc += w->rate_ticks;
+	} else if (q->burst_left) {
+		q->burst_left--;
+	}
+}
+
 /* One sweep over a queue: reap, refill, publish.  Returns requests in flight. */
 static unsigned sweep(struct worker *w, struct wq *q, bool submit)
 {
@@ -255,8 +300,11 @@ static unsigned sweep(struct worker *w, struct wq *q, bool submit)
 		fail_worker(w);
 		return 0;
 	}
-	while (submit && q->nfree && next_request(w, now, &type, &off, &len))
+	while (submit && q->nfree && pace_ready(w, q, now) &&
+	       next_request(w, now, &type, &off, &len)) {
 		submit_one(w, q, now, type, off, len);
+		pace_submitted(w, q, now);
+	}
 	fb_vq_publish(q->vq);
 	return q->inflight;
 }
@@ -318,6 +366,8 @@ static int worker_setup(struct worker *w, const struct fb_run *run, unsigned id,
 	w->cpu = o->cpus[id];
 	w->rng = (o->seed + 1) * 0x9e3779b97f4a7c15ull + id * 0x632be59bd9b4e019ull + 1;
 	w->timeout_ticks = (uint64_t)(o->timeout_ms * 1e-3 * fb_tsc_hz());
+	if (o->rate > 0)
+		w->rate_ticks = (uint64_t)((double)o->queues / o->rate * fb_tsc_hz()) + 1;
 	fb_hist_init(&w->hist);
 	w->seq = o->rw == FB_RW_READ || o->rw == FB_RW_WRITE;
 	w->one_pass = w->seq && o->time_s <= 0 && o->ios == 0;

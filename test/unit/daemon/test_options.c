@@ -131,6 +131,29 @@ Test(options, global_options_and_several_devices)
 	femud_opts_free(&o);
 }
 
+Test(options, poll_mode_and_idle_threshold)
+{
+	struct femud_opts o;
+	const char *def[] = {"femud", "--dev", "path=/tmp/a.sock"};
+	const char *ad[] = {"femud", "--poll-mode", "adaptive",	       "--idle-us",
+			    "200",   "--dev",	    "path=/tmp/a.sock"};
+	const char *busy[] = {"femud", "--poll-mode",	  "busy", "--idle-us", "0",
+			      "--dev", "path=/tmp/a.sock"};
+
+	cr_assert_eq(parse(&o, 3, def), 0, "%s", err);
+	cr_assert_eq(o.adaptive, FEMUD_DEFAULT_ADAPTIVE);
+	cr_assert_eq(o.idle_us, FEMUD_DEFAULT_IDLE_US);
+	femud_opts_free(&o);
+	cr_assert_eq(parse(&o, 7, ad), 0, "%s", err);
+	cr_assert(o.adaptive);
+	cr_assert_eq(o.idle_us, 200);
+	femud_opts_free(&o);
+	cr_assert_eq(parse(&o, 7, busy), 0, "%s", err);
+	cr_assert_not(o.adaptive);
+	cr_assert_eq(o.idle_us, 0);
+	femud_opts_free(&o);
+}
+
 Test(options, global_errors_name_the_option)
 {
 	struct {
@@ -143,6 +166,10 @@ Test(options, global_errors_name_the_option)
 	    {3, {"femud", "--mbe-node", "-1"}, "--mbe-node"},
 	    {2, {"femud", "--frobnicate"}, "--frobnicate"},
 	    {3, {"femud", "--qemu-pid", "0"}, "--qemu-pid"},
+	    {3, {"femud", "--poll-mode", "lazy"}, "--poll-mode"},
+	    {3, {"femud", "--idle-us", "1000001"}, "--idle-us"},
+	    {3, {"femud", "--idle-us", "-1"}, "--idle-us"},
+	    {3, {"femud", "--idle-us", "5ms"}, "--idle-us"},
 	    {5, {"femud", "--dev", "path=/tmp/s", "--dev", "path=/tmp/s"}, "given twice"},
 	    {4, {"femud", "--dev", "path=/tmp/s", "extra"}, "extra"},
 	    {3, {"femud", "--rpc", ""}, "--rpc"},

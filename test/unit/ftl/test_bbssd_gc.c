@@ -417,9 +417,21 @@ Test(bbssd_gc, idle_runs_background_gc_while_no_request_arrives)
 	uint64_t t = overwrite_until_bg_due(), free_before = dev.m->ftl.ps->free_cnt;
 	uint64_t host = dev.m->ctr->host_write_pages;
 
+	bool pending = false, was_pending = false;
+
 	/* The poller calls idle() on empty sweeps: here every 500 ns for 100 ms. */
-	for (uint64_t end = t + 100 * 1000 * US; t < end; t += 500)
-		fm_bbssd_ops.idle(dev.model, t);
+	for (uint64_t end = t + 100 * 1000 * US; t < end; t += 500) {
+		pending = fm_bbssd_ops.idle(dev.model, t);
+		was_pending |= pending;
+		if (pending)
+			cr_assert_neq(dev.m->ftl.ps->gc_victim, BBSSD_NO_LINE);
+	}
+	cr_assert(was_pending, "idle() never reported the background collection");
+	/* it ends: once enough lines are free (or no victim is worth it), idle() is free */
+	for (uint64_t end = t + 10000 * 1000 * US; pending && t < end; t += 500)
+		pending = fm_bbssd_ops.idle(dev.model, t);
+	cr_assert_not(pending, "background GC still pending after 10 s idle");
+	cr_assert_eq(dev.m->ftl.ps->gc_victim, BBSSD_NO_LINE);
 	cr_assert_gt(dev.m->ctr->gc_bg_runs, 0);
 	cr_assert_eq(dev.m->ctr->gc_fg_runs, 0);
 	cr_assert_gt(dev.m->ftl.ps->free_cnt, free_before);
@@ -449,7 +461,7 @@ Test(bbssd_gc, idle_is_rate_limited_and_free_when_nothing_is_due)
 	uint64_t free_before = dev.m->ftl.ps->free_cnt;
 
 	for (uint64_t i = 0, now = tdev_idle_time(&dev); i < 10000; i++, now += 500)
-		fm_bbssd_ops.idle(dev.model, now);
+		cr_assert_not(fm_bbssd_ops.idle(dev.model, now), "nothing to do, yet idle() busy");
 	cr_assert_eq(dev.m->ftl.ps->free_cnt, free_before);
 	cr_assert_eq(memcmp(&before, dev.m->ctr, sizeof(before)), 0);
 }

@@ -83,12 +83,13 @@ const struct fm_model_ops fake_model_pf_ops = {
     .prefetch = fake_prefetch,
 };
 
-static void fake_idle(struct fm_model *model, uint64_t now_ns)
+static bool fake_idle(struct fm_model *model, uint64_t now_ns)
 {
 	struct fake_model *m = to_fake(model);
 
 	m->nidle++;
 	m->idle_ns = now_ns;
+	return m->idle_busy;
 }
 
 const struct fm_model_ops fake_model_idle_ops = {
@@ -114,4 +115,30 @@ void fg_target(struct pmd_blk_target *t, struct fake_model *m, uint64_t capacity
 	memcpy(t->serial, "SERIAL-0123456789ABC", PMD_SERIAL_LEN);
 	t->ops = &fake_model_ops;
 	t->model = &m->base;
+}
+
+void fg_ring(struct fake_guest *g, struct fg_ring *r)
+{
+	r->desc = (struct vring_desc *)g->b;
+	r->avail = (struct vring_avail *)(g->b + 0x1000);
+	r->used = (struct vring_used *)(g->b + 0x2000);
+}
+
+struct pmd_vq *fg_vq(struct fake_guest *g, const struct pmd_blk_target *t, uint16_t size,
+		     bool event_idx, int callfd, int kickfd)
+{
+	struct pmd_vq_setup s = {.size = size,
+				 .callfd = callfd,
+				 .kickfd = kickfd,
+				 .event_idx = event_idx,
+				 .indirect = true,
+				 .mem = g->mem,
+				 .target = t};
+	struct fg_ring r;
+
+	fg_ring(g, &r);
+	s.desc = r.desc;
+	s.avail = r.avail;
+	s.used = r.used;
+	return pmd_vq_create(&s);
 }

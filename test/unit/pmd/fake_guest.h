@@ -15,6 +15,7 @@
 
 #include "ftl/fm_model.h"
 #include "pmd/blk_req.h"
+#include "pmd/vq.h"
 
 #define FG_A_GPA 0x10000ULL /* region A: [0x10000, 0x20000) */
 #define FG_B_GPA 0x20000ULL /* region B: [0x20000, 0x30000) */
@@ -53,6 +54,7 @@ struct fake_model {
 	struct fm_rec_pf pf[FM_REC_MAX];
 	unsigned nidle;	  /* idle() calls (fake_model_idle_ops) */
 	uint64_t idle_ns; /* now_ns of the last one */
+	bool idle_busy;	  /* what idle() returns: work of its own left */
 };
 extern const struct fm_model_ops fake_model_ops;
 /* The same model with a recording prefetch op. */
@@ -62,5 +64,17 @@ extern const struct fm_model_ops fake_model_idle_ops;
 extern const struct fm_model_ops fake_model_idle_mw_ops;
 
 void fg_target(struct pmd_blk_target *t, struct fake_model *m, uint64_t capacity);
+
+/* The split ring of the tests, in region B: desc +0, avail +0x1000, used +0x2000. */
+struct fg_ring {
+	struct vring_desc *desc;
+	struct vring_avail *avail;
+	struct vring_used *used;
+};
+void fg_ring(struct fake_guest *g, struct fg_ring *r);
+
+/* A queue of size entries over fg_ring's ring, indirect descriptors allowed. */
+struct pmd_vq *fg_vq(struct fake_guest *g, const struct pmd_blk_target *t, uint16_t size,
+		     bool event_idx, int callfd, int kickfd);
 
 #endif

@@ -3,11 +3,14 @@
  * test_poller.c - queues handed to a running worker-lcore poller through its
  * control ring: requests are served while attached, detach returns only once
  * the poller let go (pending completions flushed, nothing served after), and
- * attach/detach while the pollers are stopped are applied directly.
+ * attach/detach while the pollers are stopped are applied directly; an
+ * adaptive poller sleeps when idle, a kick wakes it, and attach, detach and
+ * stop wake it too.
  * Needs EAL with two lcores (--no-huge, no PCI, no shared files).
  */
 #include <criterion/criterion.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <rte_eal.h>
@@ -29,28 +32,22 @@ static struct vring_used *used;
 
 static void eal_up(void)
 {
+	struct fg_ring r;
 	char *argv[] = {"test_poller", "--no-huge", "--no-pci",	   "--no-shconf", "-m", "32",
 			"-l",	       "0-1",	    "--log-level", "2",		  NULL};
 
 	cr_assert_geq(rte_eal_init(10, argv), 0, "EAL init");
 	fg_init(&g);
 	fg_target(&t, &m, 1ULL << 20);
-	desc = (struct vring_desc *)g.b;
-	avail = (struct vring_avail *)(g.b + 0x1000);
-	used = (struct vring_used *)(g.b + 0x2000);
+	fg_ring(&g, &r);
+	desc = r.desc;
+	avail = r.avail;
+	used = r.used;
 }
 
 static struct pmd_vq *new_q(void)
 {
-	struct pmd_vq_setup s = {.desc = desc,
-				 .avail = avail,
-				 .used = used,
-				 .size = QSZ,
-				 .callfd = -1,
-				 .event_idx = true,
-				 .mem = g.mem,
-				 .target = &t};
-	struct pmd_vq *q = pmd_vq_create(&s);
+	struct pmd_vq *q = fg_vq(&g, &t, QSZ, true, -1, -1);
 
 	cr_assert_not_null(q);
 	return q;
@@ -151,4 +148,63 @@ Test(poller, main_lcore_poller_runs_until_stopped, .init = eal_up)
 	cr_assert_eq(used->idx, 1);
 	pmd_poller_detach(q);
 	pmd_vq_free(q);
+}
+
+static uint16_t avail_event(void)
+{
+	return __atomic_load_n((uint16_t *)&used->ring[QSZ], __ATOMIC_ACQUIRE);
+}
+
+static struct pmd_poller_stats sleep_stats(void)
+{
+	struct pmd_poller_snap snap;
+
+	cr_assert_eq(pmd_pollers_stats(&snap, 1), 1);
+	return snap.st;
+}
+
+/* Wait until the poller sleeps (and, with q, has re-armed q's notifications). */
+static bool wait_asleep(const struct pmd_vq *q)
+{
+	for (int i = 0; i < 20000; i++) {
+		if (sleep_stats().sleeping && (q == NULL || avail_event() == q->last_avail))
+			return true;
+		usleep(100);
+	}
+	return false;
+}
+
+Test(poller, adaptive_poller_sleeps_and_wakes_for_kicks_and_control, .init = eal_up)
+{
+	unsigned lcore = rte_get_next_lcore(-1, 1, 0);
+	int kickfd = eventfd(0, EFD_NONBLOCK);
+	uint64_t one = 1;
+	struct pmd_vq *q;
+
+	cr_assert_eq(pmd_set_poll_mode(PMD_POLL_ADAPTIVE, 20000), 0);
+	cr_assert_eq(pmd_init(&lcore, 1, false), 0);
+	cr_assert_eq(pmd_set_poll_mode(PMD_POLL_BUSY, 0), -EALREADY);
+	cr_assert_eq(pmd_pollers_start(), 0);
+	cr_assert(wait_asleep(NULL), "an idle poller without queues did not sleep");
+
+	/* attach wakes it; it serves, then sleeps again */
+	q = fg_vq(&g, &t, QSZ, true, -1, kickfd);
+	cr_assert_not_null(q);
+	cr_assert_eq(pmd_poller_attach(0, q), 0);
+	cr_assert_geq(sleep_stats().wake_ctl, 1);
+	cr_assert(wait_asleep(q), "not asleep with the queue attached");
+	post_read(0);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	cr_assert(vring_need_event(avail_event(), 1, 0), "no kick asked");
+	cr_assert_eq(write(kickfd, &one, sizeof(one)), (ssize_t)sizeof(one));
+	cr_assert(wait_used(1), "the kick did not wake the poller");
+	cr_assert_geq(sleep_stats().wake_kick, 1);
+
+	/* detach and stop return while it sleeps */
+	cr_assert(wait_asleep(q));
+	pmd_poller_detach(q);
+	pmd_pollers_stop();
+	cr_assert_geq(sleep_stats().wake_ctl, 2);
+	pmd_vq_free(q);
+	close(kickfd);
 }

@@ -32,11 +32,14 @@ static int efd = -1;
 
 static void setup(void)
 {
+	struct fg_ring r;
+
 	fg_init(&g);
 	fg_target(&t, &m, 1ULL << 20);
-	desc = (struct vring_desc *)g.b;
-	avail = (struct vring_avail *)(g.b + 0x1000);
-	used = (struct vring_used *)(g.b + 0x2000);
+	fg_ring(&g, &r);
+	desc = r.desc;
+	avail = r.avail;
+	used = r.used;
 	q = NULL;
 	efd = -1;
 }
@@ -51,17 +54,7 @@ static void teardown(void)
 
 static void make_q(bool event_idx, int callfd)
 {
-	struct pmd_vq_setup s = {.desc = desc,
-				 .avail = avail,
-				 .used = used,
-				 .size = QSZ,
-				 .callfd = callfd,
-				 .event_idx = event_idx,
-				 .indirect = true,
-				 .mem = g.mem,
-				 .target = &t};
-
-	q = pmd_vq_create(&s);
+	q = fg_vq(&g, &t, QSZ, event_idx, callfd, -1);
 	cr_assert_not_null(q);
 }
 
@@ -469,4 +462,114 @@ Test(vq, idle_op_not_called_for_multi_writer_model)
 	cr_assert_eq(pmd_vq_sweep(q, 1000, &scratch), 0);
 	cr_assert_not(q->idle);
 	cr_assert_eq(m.nidle, 0);
+}
+
+/* ---- notification re-arm for adaptive polling ---- */
+
+/* The driver's kick decision after publishing avail index new (old before). */
+static bool driver_kicks(bool event_idx, uint16_t old_idx, uint16_t new_idx)
+{
+	if (event_idx)
+		return vring_need_event(avail_event(), new_idx, old_idx);
+	return !(used->flags & VRING_USED_F_NO_NOTIFY);
+}
+
+Test(vq, arm_without_event_idx_clears_no_notify_and_suppress_sets_it)
+{
+	make_q(false, -1);
+	used->flags |= 0x8000; /* other bits are left alone */
+	cr_assert_not(driver_kicks(false, 0, 1), "suppressed from the start");
+	cr_assert_not(pmd_vq_notify_arm(q), "nothing waiting");
+	cr_assert_eq(used->flags, 0x8000);
+	cr_assert(driver_kicks(false, 0, 1));
+	pmd_vq_notify_suppress(q);
+	cr_assert_eq(used->flags, 0x8000 | VRING_USED_F_NO_NOTIFY);
+}
+
+Test(vq, arm_with_event_idx_publishes_the_next_index_not_one_behind)
+{
+	make_q(true, -1);
+	post_read(0, 0);
+	post_read(1, 0);
+	post_read(2, 0);
+	pmd_vq_sweep(q, 0, &scratch);
+	cr_assert_eq(avail_event(), 2, "polling: one behind");
+	cr_assert_not(driver_kicks(true, 3, 4));
+	cr_assert_not(pmd_vq_notify_arm(q));
+	cr_assert_eq(avail_event(), 3, "armed: the next index to serve");
+	/* the driver's very next publish, of one or of several requests, kicks */
+	cr_assert(driver_kicks(true, 3, 4));
+	cr_assert(driver_kicks(true, 3, 7));
+	pmd_vq_notify_suppress(q);
+	cr_assert_eq(avail_event(), 2);
+	cr_assert_not(driver_kicks(true, 3, 4));
+	/* the index wraps */
+	q->last_avail = 0xffff;
+	cr_assert(pmd_vq_notify_arm(q), "avail idx 3 != 0xffff: requests waiting");
+	cr_assert_eq(avail_event(), 0xffff);
+	cr_assert(driver_kicks(true, 0xffff, 0));
+}
+
+/* A request published before the driver saw the re-armed flag sent no kick. */
+Test(vq, arm_reports_requests_published_meanwhile)
+{
+	for (int evidx = 0; evidx < 2; evidx++) {
+		if (q != NULL)
+			pmd_vq_free(q);
+		memset(avail, 0, 0x1000);
+		memset(used, 0, 0x1000);
+		make_q(evidx, -1);
+		post_read(0, 0); /* published while suppressed: no kick */
+		cr_assert(pmd_vq_notify_arm(q), "event_idx %d: waiting request missed", evidx);
+		pmd_vq_notify_suppress(q);
+		pmd_vq_sweep(q, 0, &scratch);
+		cr_assert_eq(used->idx, 1);
+		cr_assert_not(pmd_vq_notify_arm(q), "event_idx %d: all served", evidx);
+	}
+}
+
+Test(vq, broken_queue_never_reports_waiting_requests)
+{
+	make_q(true, -1);
+	avail->idx = 100; /* more than the queue size: breaks it */
+	pmd_vq_sweep(q, 0, &scratch);
+	cr_assert(q->broken);
+	cr_assert_not(pmd_vq_notify_arm(q));
+}
+
+static void make_q_kick(int kickfd)
+{
+	q = fg_vq(&g, &t, QSZ, true, -1, kickfd);
+	cr_assert_not_null(q);
+}
+
+Test(vq, may_sleep_needs_a_kick_fd_and_an_idle_model)
+{
+	make_q_kick(-1);
+	cr_assert_not(pmd_vq_may_sleep(q), "no kick fd: a kick could never wake the poller");
+	pmd_vq_free(q);
+	t.ops = &fake_model_idle_ops;
+	make_q_kick(7);
+	cr_assert(pmd_vq_may_sleep(q));
+	m.idle_busy = true;
+	pmd_vq_sweep(q, 1000, &scratch);
+	cr_assert_not(pmd_vq_may_sleep(q), "the model has background work");
+	m.idle_busy = false;
+	pmd_vq_sweep(q, 2000, &scratch);
+	cr_assert(pmd_vq_may_sleep(q));
+}
+
+Test(vq, next_due_is_the_earliest_pending_completion)
+{
+	make_q(true, -1);
+	cr_assert_eq(pmd_vq_next_due(q), UINT64_MAX);
+	m.due_delta = 5000;
+	post_read(0, 0);
+	pmd_vq_sweep(q, 1000, &scratch);
+	m.due_delta = 1000;
+	post_read(1, 0);
+	pmd_vq_sweep(q, 2000, &scratch);
+	cr_assert_eq(pmd_vq_next_due(q), 3000);
+	pmd_vq_sweep(q, 3000, &scratch);
+	cr_assert_eq(pmd_vq_next_due(q), 6000);
 }

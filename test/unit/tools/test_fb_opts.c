@@ -156,6 +156,36 @@ Test(fb_opts, errors_name_the_option)
 	EXPECT_ERR("unexpected argument", "-s", "x", "extra");
 }
 
+Test(fb_opts, pacing)
+{
+	uint32_t lo, hi;
+
+	cr_assert_eq(PARSE("-s", "x"), 0);
+	cr_assert_eq(o.rate, 0);
+	cr_assert_eq(o.burst, 0);
+	cr_assert_eq(PARSE("-s", "x", "--rate", "1000", "--queues", "2"), 0, "%s", err);
+	cr_assert_float_eq(o.rate, 1000.0, 1e-9);
+	cr_assert_eq(PARSE("-s", "x", "--burst", "8", "--gap-us", "30-80"), 0, "%s", err);
+	cr_assert_eq(o.burst, 8);
+	cr_assert_eq(o.gap_us_lo, 30);
+	cr_assert_eq(o.gap_us_hi, 80);
+	cr_assert_eq(PARSE("-s", "x", "--burst", "1", "--gap-us", "50"), 0, "%s", err);
+	cr_assert_eq(o.gap_us_lo, 50);
+	cr_assert_eq(o.gap_us_hi, 50);
+	EXPECT_ERR("--rate", "-s", "x", "--rate", "0");
+	EXPECT_ERR("--rate", "-s", "x", "--rate", "fast");
+	EXPECT_ERR("--burst", "-s", "x", "--burst", "0");
+	EXPECT_ERR("--gap-us", "-s", "x", "--burst", "4", "--gap-us", "80-30");
+	EXPECT_ERR("--gap-us", "-s", "x", "--burst", "4", "--gap-us", "-5");
+	EXPECT_ERR("--gap-us", "-s", "x", "--burst", "4", "--gap-us", "5-");
+	EXPECT_ERR("--gap-us needs --burst", "-s", "x", "--gap-us", "5");
+	EXPECT_ERR("exclusive", "-s", "x", "--burst", "4", "--rate", "100");
+	cr_assert_eq(fb_parse_range("0-10000000", 10000000, &lo, &hi), 0);
+	cr_assert_eq(hi, 10000000);
+	cr_assert_eq(fb_parse_range("10000001", 10000000, &lo, &hi), -1);
+	cr_assert_eq(fb_parse_range("", 10, &lo, &hi), -1);
+}
+
 Test(fb_opts, parse_size)
 {
 	uint64_t v;
