@@ -362,9 +362,10 @@ int main(int argc, char **argv)
 		femud_teardown(f, false);
 		return 1;
 	}
-	femud_log("EAL up: %s, lcores %s, %llu MiB of backends",
+	femud_log("EAL up: %s, lcores %s, %llu MiB of backends, poll-mode %s",
 		  f->eal_huge ? "hugepages" : "no-huge", f->place.lcores_str,
-		  (unsigned long long)(backend_bytes >> 20));
+		  (unsigned long long)(backend_bytes >> 20),
+		  f->opts.adaptive ? "adaptive" : "busy");
 	rc = femud_start_pmd(f, err, sizeof(err));
 	if (rc != 0) {
 		femud_log("%s", err);

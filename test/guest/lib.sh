@@ -45,11 +45,13 @@ skip_unless_ready() {
 	command -v qemu-system-x86_64 >/dev/null || { echo "SKIP: no qemu"; exit 77; }
 }
 
-# start_femud DEV-SPEC... : one --dev per argument, poller on CPU 0
+# start_femud DEV-SPEC... : one --dev per argument, poller on CPU 0; extra
+# femud options in the array FEMUD_OPTS (e.g. --poll-mode adaptive)
+FEMUD_OPTS=()
 start_femud() {
 	local args=() d
 	for d in "$@"; do args+=(--dev "$d"); done
-	taskset -c 0 "$FEMUD" --rpc none --lcores 0 "${args[@]}" >"$FEMUD_LOG" 2>&1 &
+	taskset -c 0 "$FEMUD" --rpc none --lcores 0 "${FEMUD_OPTS[@]}" "${args[@]}" >"$FEMUD_LOG" 2>&1 &
 	FEMUD_PID=$!
 	for _ in $(seq 1 300); do
 		grep -q "femud: ready" "$FEMUD_LOG" 2>/dev/null && return 0
