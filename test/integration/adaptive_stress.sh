@@ -6,20 +6,25 @@
 # --verify, EVENT_IDX on and off, one queue per poller (a missed kick then
 # stalls the queue for good: nothing else wakes its poller) and two queues
 # per poller; each run reconnects, so the pollers' kick polls follow new
-# kick fds.  Every request completes, none waits longer than 1 s, the data
-# verifies, and the pollers really slept and woke thousands of times.  The
-# bound is generous for a loaded shared machine (the worst latency measured
-# here under heavy load was ~0.6 s, typically 20-50 ms); a lost wake-up on a
-# poller with one queue stalls that queue for good, which femu-bench's 2 s
-# watchdog (--timeout) reports.
+# kick fds.  Every request completes, the data verifies, 99.9% of the
+# requests complete within 100 ms and none takes longer than 5 s, and the
+# pollers really slept and woke thousands of times.  A lost wake-up on a
+# poller with one queue stalls that queue for good (nothing else wakes the
+# poller; femu-bench's bursts wait for completion), which femu-bench's 5 s
+# watchdog (--timeout) reports.  The worst case is generous because on a
+# loaded shared machine the scheduler can keep a thread (femud's poller, or
+# femu-bench itself, which stamps and reaps the requests) off its CPU for
+# seconds: measured here under a load of ~28 on 2 CPUs, with both niced,
+# adaptive mode had p99.9 4-23 ms and a worst case up to 2.3 s, and busy mode
+# a worst case of 80-510 ms over far fewer requests.
 # Args: femu-bench path.  Env: FEMUD.
 . "$(dirname "$0")/femu_bench_lib.sh"
 
-MAX_US=1000000
+P999_US=100000 MAX_US=5000000
 start_femud_opts a --lcores 0@0,1@0,2@1 --poll-mode adaptive --idle-us 50 \
 	--dev "path=$T/a.sock,devsz_mb=16,queues=4" || { ko "femud start"; finish; }
 SOCK=$T/a.sock
-Q="-q -s $SOCK --verify --verify-gen 7 --size 8M --timeout 2000 --json"
+Q="-q -s $SOCK --verify --verify-gen 7 --size 8M --timeout 5000 --json"
 
 expect_ok fill $Q --rw write --bs 4k --qd 8 --queues 2
 
@@ -32,9 +37,11 @@ import json,sys
 j=json.load(open(sys.argv[1]))
 assert j["ok"] and j["verify_errors"]==0 and j["io_errors"]==0 and not j["timed_out"], j
 assert j["ios"]>0, j
-assert j["lat_us"]["max"] < float(sys.argv[2]), "worst latency %.0f us" % j["lat_us"]["max"]
-print("%s: %d requests, max latency %.0f us, %d kicks" % (sys.argv[3], j["ios"], j["lat_us"]["max"], j["kicks"]))
-' "$T/$name.out" "$MAX_US" "$name"; then ok "$name"; else
+assert j["lat_us"]["p999"] < float(sys.argv[2]), "p99.9 latency %.0f us" % j["lat_us"]["p999"]
+assert j["lat_us"]["max"] < float(sys.argv[3]), "worst latency %.0f us" % j["lat_us"]["max"]
+print("%s: %d requests, latency p99.9 %.0f us, max %.0f us, %d kicks" % (sys.argv[4], j["ios"],
+      j["lat_us"]["p999"], j["lat_us"]["max"], j["kicks"]))
+' "$T/$name.out" "$P999_US" "$MAX_US" "$name"; then ok "$name"; else
 		ko "$name"; cat "$T/$name.out" "$T/$name.err"; fi
 }
 

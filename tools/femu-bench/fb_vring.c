@@ -99,3 +99,16 @@ void fb_vq_kick(struct fb_vq *vq)
 	if (write(vq->kick_fd, &one, sizeof(one)) == sizeof(one))
 		vq->kicks++;
 }
+
+void fb_vq_dump(const struct fb_vq *vq, FILE *out)
+{
+	fprintf(out,
+		"femu-bench: queue %u ring: avail idx %u (last kick check at %u), used idx %u "
+		"(consumed to %u), used flags 0x%x, avail_event %u, event_idx %d, kicks %llu, "
+		"last publish %s\n",
+		vq->index, __atomic_load_n(&vq->vr.avail->idx, __ATOMIC_RELAXED), vq->kicked_idx,
+		__atomic_load_n(&vq->vr.used->idx, __ATOMIC_ACQUIRE), vq->last_used,
+		__atomic_load_n(&vq->vr.used->flags, __ATOMIC_RELAXED),
+		__atomic_load_n(&vring_avail_event(&vq->vr), __ATOMIC_RELAXED), vq->event_idx,
+		(unsigned long long)vq->kicks, vq->last_kicked ? "kicked" : "did not kick");
+}

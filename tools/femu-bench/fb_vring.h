@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <unistd.h>
 
 #include <linux/virtio_blk.h>
@@ -38,6 +39,7 @@ struct fb_vq {
 	int kick_fd; /* eventfd we write to kick */
 	int call_fd; /* eventfd given to the backend, never read */
 	uint64_t kicks;
+	bool last_kicked; /* the last publish kicked (for stall reports) */
 	unsigned nslots;
 	uint32_t slot_bytes;
 	struct virtio_blk_outhdr *hdr; /* [nslots] */
@@ -133,12 +135,16 @@ static inline void fb_vq_publish(struct fb_vq *vq)
 		kick = !(__atomic_load_n(&vq->vr.used->flags, __ATOMIC_RELAXED) &
 			 VRING_USED_F_NO_NOTIFY);
 	vq->kicked_idx = now;
+	vq->last_kicked = kick;
 	if (kick) {
 		uint64_t one = 1;
 		if (write(vq->kick_fd, &one, sizeof(one)) == sizeof(one))
 			vq->kicks++;
 	}
 }
+
+/* One line of ring state (indexes, notification fields, kicks) for a stall report. */
+void fb_vq_dump(const struct fb_vq *vq, FILE *out);
 
 /* Always kick (hostile cases, and a first kick for backends that wait for one). */
 void fb_vq_kick(struct fb_vq *vq);

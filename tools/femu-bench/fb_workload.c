@@ -296,6 +296,7 @@ static unsigned sweep(struct worker *w, struct wq *q, bool submit)
 			"femu-bench: timeout: queue %u has %u requests in flight and no "
 			"completion for %u ms\n",
 			q->vq->index, q->inflight, w->run->o->timeout_ms);
+		fb_vq_dump(q->vq, stderr);
 		w->timed_out = true;
 		fail_worker(w);
 		return 0;
