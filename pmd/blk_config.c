@@ -6,9 +6,6 @@
 #include <stddef.h>
 #include <string.h>
 
-#include <linux/virtio_blk.h>
-#include <linux/virtio_config.h>
-#include <linux/virtio_ring.h>
 #include <rte_common.h>
 #include <rte_vhost.h>
 
@@ -16,17 +13,19 @@
 #include "pmd/blk_req.h"
 #include "pmd/vq_guard.h"
 
-_Static_assert(sizeof(struct pmd_blk_config) == 60, "virtio-blk config layout");
+/* The spec's values (virtio_blk_wire.h) are rte_vhost's. */
+_Static_assert(VHU_F_PROTOCOL_FEATURES == VHOST_USER_F_PROTOCOL_FEATURES, "vhost-user feature bit");
+_Static_assert(VHU_PF_MQ == VHOST_USER_PROTOCOL_F_MQ &&
+		   VHU_PF_REPLY_ACK == VHOST_USER_PROTOCOL_F_REPLY_ACK &&
+		   VHU_PF_CONFIG == VHOST_USER_PROTOCOL_F_CONFIG &&
+		   VHU_PF_INFLIGHT_SHMFD == VHOST_USER_PROTOCOL_F_INFLIGHT_SHMFD,
+	       "vhost-user protocol feature bits");
+_Static_assert(offsetof(struct virtio_blk_config, write_zeroes_may_unmap) == 56,
+	       "virtio-blk config layout");
 
 uint64_t pmd_blk_features(bool readonly)
 {
-	uint64_t f = (1ULL << VIRTIO_F_VERSION_1) | (1ULL << VIRTIO_RING_F_INDIRECT_DESC) |
-		     (1ULL << VIRTIO_RING_F_EVENT_IDX) | (1ULL << VHOST_USER_F_PROTOCOL_FEATURES) |
-		     (1ULL << VIRTIO_BLK_F_SIZE_MAX) | (1ULL << VIRTIO_BLK_F_SEG_MAX) |
-		     (1ULL << VIRTIO_BLK_F_BLK_SIZE) | (1ULL << VIRTIO_BLK_F_FLUSH) |
-		     (1ULL << VIRTIO_BLK_F_TOPOLOGY) | (1ULL << VIRTIO_BLK_F_CONFIG_WCE) |
-		     (1ULL << VIRTIO_BLK_F_MQ) | (1ULL << VIRTIO_BLK_F_DISCARD) |
-		     (1ULL << VIRTIO_BLK_F_WRITE_ZEROES);
+	uint64_t f = VIRTIO_BLK_WIRE_FEATURES | (1ULL << VIRTIO_RING_F_EVENT_IDX);
 
 	if (readonly)
 		f |= 1ULL << VIRTIO_BLK_F_RO;
@@ -35,12 +34,10 @@ uint64_t pmd_blk_features(bool readonly)
 
 uint64_t pmd_blk_protocol_features(void)
 {
-	return (1ULL << VHOST_USER_PROTOCOL_F_MQ) | (1ULL << VHOST_USER_PROTOCOL_F_REPLY_ACK) |
-	       (1ULL << VHOST_USER_PROTOCOL_F_CONFIG) |
-	       (1ULL << VHOST_USER_PROTOCOL_F_INFLIGHT_SHMFD);
+	return VHU_BLK_PROTOCOL_FEATURES | (1ULL << VHU_PF_INFLIGHT_SHMFD);
 }
 
-void pmd_blk_config_init(struct pmd_blk_config *cfg, const struct pmd_blk_params *p)
+void pmd_blk_config_init(struct virtio_blk_config *cfg, const struct pmd_blk_params *p)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->capacity = p->capacity_bytes >> 9;
@@ -59,32 +56,32 @@ void pmd_blk_config_init(struct pmd_blk_config *cfg, const struct pmd_blk_params
 	cfg->write_zeroes_may_unmap = 1;
 }
 
-int pmd_blk_config_get(const struct pmd_blk_config *cfg, struct pmd_vhu_msg *msg)
+int pmd_blk_config_get(const struct virtio_blk_config *cfg, struct vhu_msg *msg)
 {
-	uint32_t off = msg->payload.cfg.offset;
-	uint32_t len = msg->payload.cfg.size;
+	uint32_t off = msg->payload.config.offset;
+	uint32_t len = msg->payload.config.size;
 	uint32_t n = 0;
 
 	if (pmd_guard_config_msg(msg) != NULL)
 		return -1;
 	/* the frontend's framing stays: msg->size is not changed */
-	memset(msg->payload.cfg.region, 0, msg->size - PMD_VHU_CONFIG_HDR_SIZE);
+	memset(msg->payload.config.region, 0, msg->size - VHU_CONFIG_HDR_SIZE);
 	if (off < sizeof(*cfg)) {
 		n = (uint32_t)sizeof(*cfg) - off;
 		if (n > len)
 			n = len;
-		memcpy(msg->payload.cfg.region, (const uint8_t *)cfg + off, n);
+		memcpy(msg->payload.config.region, (const uint8_t *)cfg + off, n);
 	}
 	return 0;
 }
 
-void pmd_blk_config_set(struct pmd_blk_config *cfg, const struct pmd_vhu_msg *msg)
+void pmd_blk_config_set(struct virtio_blk_config *cfg, const struct vhu_msg *msg)
 {
-	const uint32_t wce = offsetof(struct pmd_blk_config, wce);
-	uint32_t off = msg->payload.cfg.offset;
-	uint32_t len = msg->payload.cfg.size;
+	const uint32_t wce = offsetof(struct virtio_blk_config, wce);
+	uint32_t off = msg->payload.config.offset;
+	uint32_t len = msg->payload.config.size;
 
 	if (pmd_guard_config_msg(msg) != NULL || off > wce || wce - off >= len)
 		return;
-	cfg->wce = msg->payload.cfg.region[wce - off] & 1;
+	cfg->wce = msg->payload.config.region[wce - off] & 1;
 }

@@ -53,7 +53,7 @@ struct pmd_blk {
 	struct pmd_blk_params params;
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	struct pmd_blk_target target;
-	struct pmd_blk_config cfg;
+	struct virtio_blk_config cfg;
 	bool closing;
 	bool registered;
 	unsigned rr_base; /* first poller of the round robin */
@@ -290,7 +290,7 @@ static void queue_start(struct pmd_conn *c, uint16_t qid)
  * Refuse a message: rte_vhost then answers a NACK when the frontend asked
  * for a reply (REPLY_ACK) and otherwise closes the connection.
  */
-static enum rte_vhost_msg_result msg_refuse(struct pmd_conn *c, const struct pmd_vhu_msg *msg,
+static enum rte_vhost_msg_result msg_refuse(struct pmd_conn *c, const struct vhu_msg *msg,
 					    const char *why)
 {
 	PMD_LOG(ERR, "%s: vhost-user request %u refused: %s", c->dev->path, msg->request, why);
@@ -300,8 +300,8 @@ static enum rte_vhost_msg_result msg_refuse(struct pmd_conn *c, const struct pmd
 /* Is a request that changes the guest memory map? */
 static bool msg_changes_mem(uint32_t request)
 {
-	return request == PMD_VHU_SET_MEM_TABLE || request == PMD_VHU_ADD_MEM_REG ||
-	       request == PMD_VHU_REM_MEM_REG;
+	return request == VHU_SET_MEM_TABLE || request == VHU_ADD_MEM_REG ||
+	       request == VHU_REM_MEM_REG;
 }
 
 /*
@@ -309,7 +309,7 @@ static bool msg_changes_mem(uint32_t request)
  * does not back (SIGBUS on access); queues then stay stopped until a
  * usable table arrives.
  */
-static enum rte_vhost_msg_result mem_check(struct pmd_conn *c, const struct pmd_vhu_msg *msg)
+static enum rte_vhost_msg_result mem_check(struct pmd_conn *c, const struct vhu_msg *msg)
 {
 	struct rte_vhost_memory *mem = NULL;
 	char why[160] = "no guest memory table";
@@ -331,7 +331,7 @@ static enum rte_vhost_msg_result mem_check(struct pmd_conn *c, const struct pmd_
  * ran, so that any fd the message carried is owned (and eventually closed)
  * by rte_vhost rather than leaked; femud never starts such a queue.
  */
-static enum rte_vhost_msg_result vring_msg_check(struct pmd_conn *c, const struct pmd_vhu_msg *msg)
+static enum rte_vhost_msg_result vring_msg_check(struct pmd_conn *c, const struct vhu_msg *msg)
 {
 	char buf[96];
 	const char *why = pmd_guard_vring_msg(msg, c->dev->params.queues, buf, sizeof(buf));
@@ -341,7 +341,7 @@ static enum rte_vhost_msg_result vring_msg_check(struct pmd_conn *c, const struc
 
 static enum rte_vhost_msg_result pre_msg(int vid, void *arg)
 {
-	struct pmd_vhu_msg *msg = arg;
+	struct vhu_msg *msg = arg;
 	enum rte_vhost_msg_result r = RTE_VHOST_MSG_RESULT_NOT_HANDLED;
 	struct pmd_conn *c;
 	struct pmd_blk *dev;
@@ -354,32 +354,32 @@ static enum rte_vhost_msg_result pre_msg(int vid, void *arg)
 	}
 	dev = c->dev;
 	switch (msg->request) {
-	case PMD_VHU_GET_CONFIG:
+	case VHU_GET_CONFIG:
 		r = RTE_VHOST_MSG_RESULT_REPLY;
 		if (pmd_blk_config_get(&dev->cfg, msg) != 0)
 			r = msg_refuse(c, msg, pmd_guard_config_msg(msg));
 		break;
-	case PMD_VHU_SET_CONFIG:
+	case VHU_SET_CONFIG:
 		r = RTE_VHOST_MSG_RESULT_OK;
 		if (pmd_guard_config_msg(msg) != NULL)
 			r = msg_refuse(c, msg, pmd_guard_config_msg(msg));
 		else
 			pmd_blk_config_set(&dev->cfg, msg);
 		break;
-	case PMD_VHU_GET_QUEUE_NUM:
+	case VHU_GET_QUEUE_NUM:
 		msg->payload.u64 = dev->params.queues;
 		msg->size = sizeof(msg->payload.u64);
 		r = RTE_VHOST_MSG_RESULT_REPLY;
 		break;
-	case PMD_VHU_GET_VRING_BASE:
+	case VHU_GET_VRING_BASE:
 		if (msg->payload.state.index < PMD_MAX_QUEUES)
 			queue_stop(c, (uint16_t)msg->payload.state.index);
 		break;
-	case PMD_VHU_SET_MEM_TABLE:
-	case PMD_VHU_ADD_MEM_REG:
-	case PMD_VHU_REM_MEM_REG:
-	case PMD_VHU_GET_INFLIGHT_FD:
-	case PMD_VHU_SET_INFLIGHT_FD:
+	case VHU_SET_MEM_TABLE:
+	case VHU_ADD_MEM_REG:
+	case VHU_REM_MEM_REG:
+	case VHU_GET_INFLIGHT_FD:
+	case VHU_SET_INFLIGHT_FD:
 		/*
 		 * rte_vhost unmaps the guest memory (SET_MEM_TABLE, ADD/REM_MEM_REG) or the
 		 * inflight region (GET/SET_INFLIGHT_FD) that running queues
@@ -387,7 +387,7 @@ static enum rte_vhost_msg_result pre_msg(int vid, void *arg)
 		 */
 		queue_stop_all(c, &c->restart_mask);
 		break;
-	case PMD_VHU_RESET_OWNER:
+	case VHU_RESET_OWNER:
 		queue_stop_all(c, NULL);
 		break;
 	default:
@@ -399,7 +399,7 @@ static enum rte_vhost_msg_result pre_msg(int vid, void *arg)
 
 static enum rte_vhost_msg_result post_msg(int vid, void *arg)
 {
-	struct pmd_vhu_msg *msg = arg;
+	struct vhu_msg *msg = arg;
 	enum rte_vhost_msg_result r = RTE_VHOST_MSG_RESULT_NOT_HANDLED;
 	struct pmd_conn *c;
 	uint16_t qid;
@@ -413,8 +413,8 @@ static enum rte_vhost_msg_result post_msg(int vid, void *arg)
 	r = vring_msg_check(c, msg);
 	if (msg_changes_mem(msg->request))
 		r = mem_check(c, msg);
-	if (msg_changes_mem(msg->request) || msg->request == PMD_VHU_GET_INFLIGHT_FD ||
-	    msg->request == PMD_VHU_SET_INFLIGHT_FD) {
+	if (msg_changes_mem(msg->request) || msg->request == VHU_GET_INFLIGHT_FD ||
+	    msg->request == VHU_SET_INFLIGHT_FD) {
 		for (qid = 0; qid < PMD_MAX_QUEUES; qid++) {
 			if (c->restart_mask & (1ULL << qid))
 				queue_start(c, qid);

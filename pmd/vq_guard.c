@@ -122,19 +122,19 @@ int pmd_guard_mem(const struct rte_vhost_memory *mem, char *why, size_t whylen)
 	return 0;
 }
 
-bool pmd_guard_vring_index(const struct pmd_vhu_msg *msg, uint32_t *idx)
+bool pmd_guard_vring_index(const struct vhu_msg *msg, uint32_t *idx)
 {
 	switch (msg->request) {
-	case PMD_VHU_SET_VRING_KICK:
-	case PMD_VHU_SET_VRING_CALL:
-	case PMD_VHU_SET_VRING_ERR:
-		*idx = (uint32_t)(msg->payload.u64 & PMD_VHU_VRING_IDX_MASK);
+	case VHU_SET_VRING_KICK:
+	case VHU_SET_VRING_CALL:
+	case VHU_SET_VRING_ERR:
+		*idx = (uint32_t)(msg->payload.u64 & VHU_VRING_IDX_MASK);
 		return true;
-	case PMD_VHU_SET_VRING_NUM:
-	case PMD_VHU_SET_VRING_ADDR: /* struct vhost_vring_addr starts with the index too */
-	case PMD_VHU_SET_VRING_BASE:
-	case PMD_VHU_GET_VRING_BASE:
-	case PMD_VHU_SET_VRING_ENABLE:
+	case VHU_SET_VRING_NUM:
+	case VHU_SET_VRING_ADDR: /* struct vhost_vring_addr starts with the index too */
+	case VHU_SET_VRING_BASE:
+	case VHU_GET_VRING_BASE:
+	case VHU_SET_VRING_ENABLE:
 		*idx = msg->payload.state.index;
 		return true;
 	default:
@@ -142,8 +142,7 @@ bool pmd_guard_vring_index(const struct pmd_vhu_msg *msg, uint32_t *idx)
 	}
 }
 
-const char *pmd_guard_vring_msg(const struct pmd_vhu_msg *msg, uint32_t queues, char *buf,
-				size_t len)
+const char *pmd_guard_vring_msg(const struct vhu_msg *msg, uint32_t queues, char *buf, size_t len)
 {
 	uint32_t idx;
 
@@ -153,7 +152,7 @@ const char *pmd_guard_vring_msg(const struct pmd_vhu_msg *msg, uint32_t queues, 
 		snprintf(buf, len, "queue index %u, the device has %u queues", idx, queues);
 		return buf;
 	}
-	if (msg->request == PMD_VHU_SET_VRING_NUM && !ring_size_ok(msg->payload.state.num)) {
+	if (msg->request == VHU_SET_VRING_NUM && !ring_size_ok(msg->payload.state.num)) {
 		snprintf(buf, len, "queue %u: size %u not a power of two in 1..%u", idx,
 			 msg->payload.state.num, PMD_VQ_MAX_SIZE);
 		return buf;
@@ -161,12 +160,11 @@ const char *pmd_guard_vring_msg(const struct pmd_vhu_msg *msg, uint32_t queues, 
 	return NULL;
 }
 
-const char *pmd_guard_config_msg(const struct pmd_vhu_msg *msg)
+const char *pmd_guard_config_msg(const struct vhu_msg *msg)
 {
-	if (msg->size < PMD_VHU_CONFIG_HDR_SIZE ||
-	    msg->size > PMD_VHU_CONFIG_HDR_SIZE + PMD_VHU_MAX_CONFIG_SIZE)
+	if (msg->size < VHU_CONFIG_HDR_SIZE || msg->size > VHU_CONFIG_HDR_SIZE + VHU_MAX_CONFIG)
 		return "payload size not 12..268 bytes";
-	if (msg->payload.cfg.size > msg->size - PMD_VHU_CONFIG_HDR_SIZE)
+	if (msg->payload.config.size > msg->size - VHU_CONFIG_HDR_SIZE)
 		return "config window larger than the message carries";
 	return NULL;
 }

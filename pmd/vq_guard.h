@@ -57,7 +57,7 @@ int pmd_guard_mem(const struct rte_vhost_memory *mem, char *why, size_t whylen);
  * _KICK, _CALL, _ERR, _ENABLE, GET_VRING_BASE): true with *idx set, false
  * for every other message.
  */
-bool pmd_guard_vring_index(const struct pmd_vhu_msg *msg, uint32_t *idx);
+bool pmd_guard_vring_index(const struct vhu_msg *msg, uint32_t *idx);
 
 /*
  * NULL when a vring message may be applied to a device of `queues` queues:
@@ -65,8 +65,7 @@ bool pmd_guard_vring_index(const struct pmd_vhu_msg *msg, uint32_t *idx);
  * two in 1..32768 (a split ring).  Else the reason, written to buf.
  * Messages that name no vring always pass.
  */
-const char *pmd_guard_vring_msg(const struct pmd_vhu_msg *msg, uint32_t queues, char *buf,
-				size_t len);
+const char *pmd_guard_vring_msg(const struct vhu_msg *msg, uint32_t queues, char *buf, size_t len);
 
 /*
  * Is the framing of a GET_CONFIG / SET_CONFIG message usable?  Its payload
@@ -75,6 +74,6 @@ const char *pmd_guard_vring_msg(const struct pmd_vhu_msg *msg, uint32_t queues, 
  * sent: QEMU sends exactly 12 + size bytes, SPDK's virtio-user the full
  * 12 + 256 with a smaller size.  NULL when usable, else why not.
  */
-const char *pmd_guard_config_msg(const struct pmd_vhu_msg *msg);
+const char *pmd_guard_config_msg(const struct vhu_msg *msg);
 
 #endif /* PMD_VQ_GUARD_H */

@@ -548,17 +548,17 @@ static int handle(const struct fv_msg *m, struct fv_result *r)
 	memcpy(&a, m->payload, sizeof(a));
 	memcpy(&u64, m->payload, sizeof(u64));
 	switch (m->request) {
-	case FV_GET_FEATURES:
+	case VHU_GET_FEATURES:
 		r->reply_u64 = pmd_blk_features(false);
 		return 1;
-	case FV_SET_FEATURES:
+	case VHU_SET_FEATURES:
 		if (u64 & ~pmd_blk_features(false))
 			return -1;
 		conn.features = u64;
 		return 0;
-	case FV_SET_OWNER:
+	case VHU_SET_OWNER:
 		return 0;
-	case FV_RESET_OWNER:
+	case VHU_RESET_OWNER:
 		/* cleanup_device() + reset_device(): memory unmapped, vrings reset */
 		mem_unmap();
 		for (unsigned q = 0; q < FV_MAX_VRING; q++) {
@@ -569,15 +569,15 @@ static int handle(const struct fv_msg *m, struct fv_result *r)
 		conn.features = 0;
 		conn.protocol_features = 0;
 		return 0;
-	case FV_SET_MEM_TABLE:
+	case VHU_SET_MEM_TABLE:
 		return set_mem_table(m);
-	case FV_SET_VRING_NUM:
+	case VHU_SET_VRING_NUM:
 		v = msg_vring(st.index);
 		if (v == NULL || st.num > 32768 || (st.num & (st.num - 1)) != 0)
 			return -1;
 		v->size = st.num;
 		return 0;
-	case FV_SET_VRING_ADDR:
+	case VHU_SET_VRING_ADDR:
 		v = msg_vring(a.index);
 		if (v == NULL)
 			return -1;
@@ -587,13 +587,13 @@ static int handle(const struct fv_msg *m, struct fv_result *r)
 		v->addr_set = true;
 		vring_translate(v);
 		return 0;
-	case FV_SET_VRING_BASE:
+	case VHU_SET_VRING_BASE:
 		v = msg_vring(st.index);
 		if (v == NULL)
 			return -1;
 		v->last_avail = v->last_used = (uint16_t)st.num;
 		return 0;
-	case FV_GET_VRING_BASE:
+	case VHU_GET_VRING_BASE:
 		v = msg_vring(st.index);
 		if (v == NULL)
 			return -1;
@@ -604,34 +604,34 @@ static int handle(const struct fv_msg *m, struct fv_result *r)
 		v->avail = NULL;
 		v->used = NULL;
 		return 1;
-	case FV_SET_VRING_KICK:
-	case FV_SET_VRING_CALL:
-	case FV_SET_VRING_ERR:
+	case VHU_SET_VRING_KICK:
+	case VHU_SET_VRING_CALL:
+	case VHU_SET_VRING_ERR:
 		v = msg_vring((uint32_t)(u64 & 0xff));
 		if (v == NULL || m->nfds != ((u64 & 0x100) ? 0u : 1u))
 			return -1;
-		if (m->request == FV_SET_VRING_ERR)
+		if (m->request == VHU_SET_VRING_ERR)
 			return 0;
 		vring_unready((unsigned)(u64 & 0xff));
-		if (m->request == FV_SET_VRING_KICK) {
+		if (m->request == VHU_SET_VRING_KICK) {
 			v->kickfd = (u64 & 0x100) ? -1 : event_fd;
 			vring_translate(v);
 		} else {
 			v->callfd = (u64 & 0x100) ? -1 : event_fd;
 		}
 		return 0;
-	case FV_GET_PROTOCOL_FEATURES:
+	case VHU_GET_PROTOCOL_FEATURES:
 		r->reply_u64 = pmd_blk_protocol_features();
 		return 1;
-	case FV_SET_PROTOCOL_FEATURES:
+	case VHU_SET_PROTOCOL_FEATURES:
 		if (u64 & ~pmd_blk_protocol_features())
 			return -1;
 		conn.protocol_features = u64;
 		return 0;
-	case FV_GET_QUEUE_NUM:
+	case VHU_GET_QUEUE_NUM:
 		r->reply_u64 = FV_MAX_VRING;
 		return 1;
-	case FV_SET_VRING_ENABLE:
+	case VHU_SET_VRING_ENABLE:
 		v = msg_vring(st.index);
 		if (v == NULL)
 			return -1;
@@ -650,7 +650,7 @@ void fv_message(const struct fv_msg *m, struct fv_result *r)
 	 * union, larger than the part femud mirrors) followed by the fds.
 	 */
 	struct {
-		struct pmd_vhu_msg msg;
+		struct vhu_msg msg;
 		uint8_t rest[512];
 	} ctx;
 	enum rte_vhost_msg_result res;
@@ -683,7 +683,7 @@ void fv_message(const struct fv_msg *m, struct fv_result *r)
 			res = p;
 	}
 	r->replied = res == RTE_VHOST_MSG_RESULT_REPLY;
-	if ((m->flags & FV_NEED_REPLY) && !r->replied) {
+	if ((m->flags & VHU_FLAG_NEED_REPLY) && !r->replied) {
 		r->replied = true;
 		r->nack = res == RTE_VHOST_MSG_RESULT_ERR;
 	} else if (res == RTE_VHOST_MSG_RESULT_ERR) {

@@ -25,34 +25,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* vhost-user request numbers the fake handles itself (vhost-user spec). */
-enum fv_request {
-	FV_GET_FEATURES = 1,
-	FV_SET_FEATURES = 2,
-	FV_SET_OWNER = 3,
-	FV_RESET_OWNER = 4,
-	FV_SET_MEM_TABLE = 5,
-	FV_SET_VRING_NUM = 8,
-	FV_SET_VRING_ADDR = 9,
-	FV_SET_VRING_BASE = 10,
-	FV_GET_VRING_BASE = 11,
-	FV_SET_VRING_KICK = 12,
-	FV_SET_VRING_CALL = 13,
-	FV_SET_VRING_ERR = 14,
-	FV_GET_PROTOCOL_FEATURES = 15,
-	FV_SET_PROTOCOL_FEATURES = 16,
-	FV_GET_QUEUE_NUM = 17,
-	FV_SET_VRING_ENABLE = 18,
-	FV_GET_CONFIG = 24,
-	FV_SET_CONFIG = 25,
-	FV_GET_INFLIGHT_FD = 31,
-	FV_SET_INFLIGHT_FD = 32,
-};
+#include "pmd/virtio_blk_wire.h" /* request codes, flags */
 
-#define FV_NEED_REPLY (1u << 3) /* message flag: REPLY_ACK wanted */
-#define FV_MAX_FDS 8		/* VHOST_MEMORY_MAX_NREGIONS */
-#define FV_PAYLOAD_MAX 268	/* largest payload (config: 12 + 256) */
-#define FV_NFILES 2		/* guest memory files: 256 KiB and 64 KiB */
+#define FV_MAX_FDS 8	   /* VHOST_MEMORY_MAX_NREGIONS */
+#define FV_PAYLOAD_MAX 268 /* largest payload (config: 12 + 256) */
+#define FV_NFILES 2	   /* guest memory files: 256 KiB and 64 KiB */
 #define FV_FILE0_SIZE (256u << 10)
 #define FV_FILE1_SIZE (64u << 10)
 #define FV_FD_EVENT 2 /* fd selector: the kick/call eventfd */

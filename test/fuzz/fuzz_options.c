@@ -46,7 +46,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_dev(&d);
 	else
 		FZ_CHECK(err[0] != '\0', "rejected (%d) without a message", rc);
-	free(d.mcfg.priv);
+	if (d.ops != NULL && d.ops->release != NULL)
+		d.ops->release(&d.mcfg);
 	free(d.spec);
 
 	argv[0] = "femud";

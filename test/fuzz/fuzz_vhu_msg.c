@@ -58,7 +58,7 @@ static void message(struct fz_in *in, uint8_t op)
 	m.size = fz_u16(in) % (FV_PAYLOAD_MAX + 1);
 	fz_take(in, m.payload, m.size);
 	fv_message(&m, &r);
-	if (m.request == FV_GET_QUEUE_NUM && r.replied && !r.nack)
+	if (m.request == VHU_GET_QUEUE_NUM && r.replied && !r.nack)
 		FZ_CHECK(r.reply_u64 == QUEUES, "GET_QUEUE_NUM answered %llu, device has %u",
 			 (unsigned long long)r.reply_u64, QUEUES);
 }

@@ -12,9 +12,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <linux/virtio_config.h>
-#include <linux/virtio_ring.h>
-
 static int dev_err(struct fb_dev *dev, int rc, const char *what)
 {
 	snprintf(dev->err, sizeof(dev->err), "%s: %s", what,
@@ -24,13 +21,8 @@ static int dev_err(struct fb_dev *dev, int rc, const char *what)
 
 uint64_t fb_dev_wanted_features(const struct fb_dev *dev, bool event_idx)
 {
-	uint64_t want = (1ull << VIRTIO_F_VERSION_1) | (1ull << VIRTIO_RING_F_INDIRECT_DESC) |
-			(1ull << VU_F_PROTOCOL_FEATURES) | (1ull << VIRTIO_BLK_F_SIZE_MAX) |
-			(1ull << VIRTIO_BLK_F_SEG_MAX) | (1ull << VIRTIO_BLK_F_BLK_SIZE) |
-			(1ull << VIRTIO_BLK_F_FLUSH) | (1ull << VIRTIO_BLK_F_TOPOLOGY) |
-			(1ull << VIRTIO_BLK_F_MQ) | (1ull << VIRTIO_BLK_F_DISCARD) |
-			(1ull << VIRTIO_BLK_F_WRITE_ZEROES) | (1ull << VIRTIO_BLK_F_RO) |
-			(1ull << VIRTIO_BLK_F_CONFIG_WCE);
+	uint64_t want = VIRTIO_BLK_WIRE_FEATURES | (1ull << VIRTIO_BLK_F_RO);
+
 	if (event_idx)
 		want |= 1ull << VIRTIO_RING_F_EVENT_IDX;
 	return want & dev->offered;
@@ -38,16 +30,16 @@ uint64_t fb_dev_wanted_features(const struct fb_dev *dev, bool event_idx)
 
 static int negotiate_protocol(struct fb_dev *dev)
 {
-	uint64_t want = (1ull << VU_PF_MQ) | (1ull << VU_PF_REPLY_ACK) | (1ull << VU_PF_CONFIG);
+	uint64_t want = VHU_BLK_PROTOCOL_FEATURES;
 	int rc;
 
-	if (!(dev->offered & (1ull << VU_F_PROTOCOL_FEATURES)))
+	if (!(dev->offered & (1ull << VHU_F_PROTOCOL_FEATURES)))
 		return 0;
-	rc = vu_get_u64(&dev->conn, VU_GET_PROTOCOL_FEATURES, &dev->proto_offered);
+	rc = vu_get_u64(&dev->conn, VHU_GET_PROTOCOL_FEATURES, &dev->proto_offered);
 	if (rc < 0)
 		return dev_err(dev, rc, "GET_PROTOCOL_FEATURES");
 	want &= dev->proto_offered;
-	rc = vu_set_u64(&dev->conn, VU_SET_PROTOCOL_FEATURES, want);
+	rc = vu_set_u64(&dev->conn, VHU_SET_PROTOCOL_FEATURES, want);
 	if (rc < 0)
 		return dev_err(dev, rc, "SET_PROTOCOL_FEATURES");
 	dev->conn.proto_features = want; /* REPLY_ACK applies from now on */
@@ -60,9 +52,9 @@ static int read_queue_num(struct fb_dev *dev)
 	int rc;
 
 	dev->queues_offered = 1;
-	if (!(dev->conn.proto_features & (1ull << VU_PF_MQ)))
+	if (!(dev->conn.proto_features & (1ull << VHU_PF_MQ)))
 		return 0;
-	rc = vu_get_u64(&dev->conn, VU_GET_QUEUE_NUM, &n);
+	rc = vu_get_u64(&dev->conn, VHU_GET_QUEUE_NUM, &n);
 	if (rc < 0)
 		return dev_err(dev, rc, "GET_QUEUE_NUM");
 	if (n == 0 || n > 0xffff) {
@@ -85,7 +77,7 @@ static int read_config(struct fb_dev *dev)
 	int rc;
 
 	dev->blk_size = 512;
-	if (!(dev->conn.proto_features & (1ull << VU_PF_CONFIG)))
+	if (!(dev->conn.proto_features & (1ull << VHU_PF_CONFIG)))
 		return 0;
 	/*
 	 * Ask for exactly sizeof(struct virtio_blk_config) of our headers; a
@@ -126,10 +118,10 @@ int fb_dev_connect(struct fb_dev *dev, const char *sock, unsigned timeout_ms, bo
 		snprintf(dev->err, sizeof(dev->err), "%s", dev->conn.err);
 		return rc;
 	}
-	rc = vu_set(&dev->conn, VU_SET_OWNER, NULL, 0, NULL, 0);
+	rc = vu_set(&dev->conn, VHU_SET_OWNER, NULL, 0, NULL, 0);
 	if (rc < 0)
 		return dev_err(dev, rc, "SET_OWNER");
-	rc = vu_get_u64(&dev->conn, VU_GET_FEATURES, &dev->offered);
+	rc = vu_get_u64(&dev->conn, VHU_GET_FEATURES, &dev->offered);
 	if (rc < 0)
 		return dev_err(dev, rc, "GET_FEATURES");
 	dev->conn.features = fb_dev_wanted_features(dev, event_idx);
@@ -160,7 +152,7 @@ int fb_dev_connect_retry(struct fb_dev *dev, const char *sock, unsigned timeout_
 
 int fb_dev_set_mem_table(struct fb_dev *dev, struct fb_mem *mem)
 {
-	struct vu_mem_table t;
+	struct vhu_mem_table t;
 	int rc;
 
 	memset(&t, 0, sizeof(t));
@@ -169,7 +161,8 @@ int fb_dev_set_mem_table(struct fb_dev *dev, struct fb_mem *mem)
 	t.region[0].size = mem->size;
 	t.region[0].uaddr = (uint64_t)(uintptr_t)mem->base;
 	t.region[0].mmap_offset = 0;
-	rc = vu_set(&dev->conn, VU_SET_MEM_TABLE, &t, 8 + sizeof(struct vu_region), &mem->fd, 1);
+	rc = vu_set(&dev->conn, VHU_SET_MEM_TABLE, &t, 8 + sizeof(struct vhu_mem_region), &mem->fd,
+		    1);
 	if (rc < 0)
 		return dev_err(dev, rc, "SET_MEM_TABLE");
 	return 0;
@@ -177,7 +170,7 @@ int fb_dev_set_mem_table(struct fb_dev *dev, struct fb_mem *mem)
 
 int fb_dev_setup_vq(struct fb_dev *dev, struct fb_vq *vq)
 {
-	struct vu_vring_addr a = {
+	struct vhu_vring_addr a = {
 	    .index = vq->index,
 	    .desc = (uint64_t)(uintptr_t)vq->vr.desc,
 	    .used = (uint64_t)(uintptr_t)vq->vr.used,
@@ -187,29 +180,29 @@ int fb_dev_setup_vq(struct fb_dev *dev, struct fb_vq *vq)
 	int rc;
 
 	snprintf(what, sizeof(what), "queue %u SET_VRING_NUM", vq->index);
-	rc = vu_set_state(&dev->conn, VU_SET_VRING_NUM, vq->index, vq->size);
+	rc = vu_set_state(&dev->conn, VHU_SET_VRING_NUM, vq->index, vq->size);
 	if (rc == 0) {
 		snprintf(what, sizeof(what), "queue %u SET_VRING_BASE", vq->index);
-		rc = vu_set_state(&dev->conn, VU_SET_VRING_BASE, vq->index, vq->avail_idx);
+		rc = vu_set_state(&dev->conn, VHU_SET_VRING_BASE, vq->index, vq->avail_idx);
 	}
 	if (rc == 0) {
 		snprintf(what, sizeof(what), "queue %u SET_VRING_ADDR", vq->index);
-		rc = vu_set(&dev->conn, VU_SET_VRING_ADDR, &a, sizeof(a), NULL, 0);
+		rc = vu_set(&dev->conn, VHU_SET_VRING_ADDR, &a, sizeof(a), NULL, 0);
 	}
 	if (rc == 0) {
 		snprintf(what, sizeof(what), "queue %u SET_VRING_KICK", vq->index);
-		rc = vu_set_vring_fd(&dev->conn, VU_SET_VRING_KICK, vq->index, vq->kick_fd);
+		rc = vu_set_vring_fd(&dev->conn, VHU_SET_VRING_KICK, vq->index, vq->kick_fd);
 	}
 	if (rc == 0) {
 		snprintf(what, sizeof(what), "queue %u SET_VRING_CALL", vq->index);
-		rc = vu_set_vring_fd(&dev->conn, VU_SET_VRING_CALL, vq->index, vq->call_fd);
+		rc = vu_set_vring_fd(&dev->conn, VHU_SET_VRING_CALL, vq->index, vq->call_fd);
 	}
 	return rc < 0 ? dev_err(dev, rc, what) : 0;
 }
 
 int fb_dev_start(struct fb_dev *dev, struct fb_mem *mem, struct fb_vq *vqs, unsigned n)
 {
-	int rc = vu_set_u64(&dev->conn, VU_SET_FEATURES, dev->conn.features);
+	int rc = vu_set_u64(&dev->conn, VHU_SET_FEATURES, dev->conn.features);
 
 	if (rc < 0)
 		return dev_err(dev, rc, "SET_FEATURES");
@@ -218,9 +211,9 @@ int fb_dev_start(struct fb_dev *dev, struct fb_mem *mem, struct fb_vq *vqs, unsi
 		rc = fb_dev_setup_vq(dev, &vqs[i]);
 	if (rc < 0)
 		return rc;
-	if (dev->conn.features & (1ull << VU_F_PROTOCOL_FEATURES))
+	if (dev->conn.features & (1ull << VHU_F_PROTOCOL_FEATURES))
 		for (unsigned i = 0; i < n; i++) {
-			rc = vu_set_state(&dev->conn, VU_SET_VRING_ENABLE, vqs[i].index, 1);
+			rc = vu_set_state(&dev->conn, VHU_SET_VRING_ENABLE, vqs[i].index, 1);
 			if (rc < 0)
 				return dev_err(dev, rc, "SET_VRING_ENABLE");
 		}
@@ -230,19 +223,19 @@ int fb_dev_start(struct fb_dev *dev, struct fb_mem *mem, struct fb_vq *vqs, unsi
 
 void fb_dev_stop(struct fb_dev *dev, struct fb_vq *vqs, unsigned n)
 {
-	struct vu_vring_state s;
-	struct vu_msg r;
+	struct vhu_vring_state s;
+	struct vhu_msg r;
 
 	if (dev->conn.fd < 0)
 		return;
 	for (unsigned i = 0; i < n; i++) {
-		if (dev->conn.features & (1ull << VU_F_PROTOCOL_FEATURES))
-			if (vu_set_state(&dev->conn, VU_SET_VRING_ENABLE, vqs[i].index, 0) < 0)
+		if (dev->conn.features & (1ull << VHU_F_PROTOCOL_FEATURES))
+			if (vu_set_state(&dev->conn, VHU_SET_VRING_ENABLE, vqs[i].index, 0) < 0)
 				break;
 		s.index = vqs[i].index;
 		s.num = 0;
-		if (vu_send(&dev->conn, VU_GET_VRING_BASE, 0, &s, sizeof(s), NULL, 0) < 0 ||
-		    vu_recv(&dev->conn, VU_GET_VRING_BASE, &r) < 0)
+		if (vu_send(&dev->conn, VHU_GET_VRING_BASE, 0, &s, sizeof(s), NULL, 0) < 0 ||
+		    vu_recv(&dev->conn, VHU_GET_VRING_BASE, &r) < 0)
 			break;
 	}
 	vu_close(&dev->conn);

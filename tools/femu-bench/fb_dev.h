@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <linux/virtio_blk.h>
+#include "pmd/virtio_blk_wire.h"
 
 #include "fb_mem.h"
 #include "fb_vring.h"

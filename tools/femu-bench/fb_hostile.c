@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <linux/virtio_config.h>
+#include "pmd/virtio_blk_wire.h"
 
 #include "fb_dev.h"
 #include "fb_mem.h"
@@ -651,32 +651,32 @@ static int send_then_close(const struct fb_opts *o, uint32_t req, const void *p,
 }
 
 /* Payloads of the one-message cases (sent on a negotiated, not started connection). */
-static const struct vu_vring_state st_num_zero = {0, 0};
-static const struct vu_vring_state st_num_not_pow2 = {0, 1000};
-static const struct vu_vring_state st_num_huge = {0, 65536};
-static const struct vu_vring_state st_index_huge = {4000, 128};
-static const struct vu_vring_state st_base_index_huge = {1000000, 7};
-static const struct vu_vring_state st_enable_index_huge = {513, 1};
-static const struct vu_vring_state st_get_base_index_huge = {999, 0};
-static const uint64_t u64_kick_index_huge = 300 | VU_VRING_NOFD;
+static const struct vhu_vring_state st_num_zero = {0, 0};
+static const struct vhu_vring_state st_num_not_pow2 = {0, 1000};
+static const struct vhu_vring_state st_num_huge = {0, 65536};
+static const struct vhu_vring_state st_index_huge = {4000, 128};
+static const struct vhu_vring_state st_base_index_huge = {1000000, 7};
+static const struct vhu_vring_state st_enable_index_huge = {513, 1};
+static const struct vhu_vring_state st_get_base_index_huge = {999, 0};
+static const uint64_t u64_kick_index_huge = 300 | VHU_VRING_NOFD;
 static const uint64_t u64_zero; /* index 0, no NOFD flag, and no fd attached */
 static const uint64_t u64_all_ones = ~0ull;
 static const uint32_t u32_short;
 static const uint16_t u16_short = 0xffff;
-static const struct vu_config cfg_too_big = {.offset = 0, .size = 4096};
-static const struct vu_config cfg_offset_past_end = {.offset = 250, .size = 200};
-static const struct vu_config cfg_set_too_big = {.offset = 200, .size = 256};
-static const struct vu_mem_table mt_no_regions = {.nregions = 0};
-static const struct vu_mem_table mt_too_many_regions = {.nregions = 4096};
-static const struct vu_mem_table mt_without_fd = {
+static const struct vhu_config cfg_too_big = {.offset = 0, .size = 4096};
+static const struct vhu_config cfg_offset_past_end = {.offset = 250, .size = 200};
+static const struct vhu_config cfg_set_too_big = {.offset = 200, .size = 256};
+static const struct vhu_mem_table mt_no_regions = {.nregions = 0};
+static const struct vhu_mem_table mt_too_many_regions = {.nregions = 4096};
+static const struct vhu_mem_table mt_without_fd = {
     .nregions = 1,
     .region = {{.gpa = 0, .size = 1 << 20, .uaddr = 0x7f0000000000ull}},
 };
-#define MT_ONE_REGION (8 + sizeof(struct vu_region))
+#define MT_ONE_REGION (8 + sizeof(struct vhu_mem_region))
 
 static int c_mem_table_bad_offset(const struct fb_opts *o)
 {
-	struct vu_mem_table t;
+	struct vhu_mem_table t;
 	struct fb_mem m;
 	int rc;
 
@@ -688,7 +688,7 @@ static int c_mem_table_bad_offset(const struct fb_opts *o)
 	t.region[0].size = UINT64_MAX - 4096;
 	t.region[0].uaddr = (uintptr_t)m.base;
 	t.region[0].mmap_offset = UINT64_MAX - 10;
-	rc = send_then_close(o, VU_SET_MEM_TABLE, &t, 8 + sizeof(struct vu_region), &m.fd, 1);
+	rc = send_then_close(o, VHU_SET_MEM_TABLE, &t, 8 + sizeof(struct vhu_mem_region), &m.fd, 1);
 	fb_mem_destroy(&m);
 	return rc;
 }
@@ -702,10 +702,10 @@ static int expect_refused(struct hctx *h, uint32_t req, const void *p, uint32_t 
 			  const int *fds, unsigned nfds)
 {
 	struct vu_conn *c = &h->dev.conn;
-	struct vu_msg r;
+	struct vhu_msg r;
 	int rc;
 
-	if (req == VU_GET_VRING_BASE || req == VU_GET_CONFIG) {
+	if (req == VHU_GET_VRING_BASE || req == VHU_GET_CONFIG) {
 		/* a GET may be answered, but then the connection must close */
 		rc = vu_send(c, req, 0, p, size, fds, nfds);
 		if (rc == 0)
@@ -717,7 +717,7 @@ static int expect_refused(struct hctx *h, uint32_t req, const void *p, uint32_t 
 		if (rc == 0)
 			rc = vu_sync(c);
 	}
-	if (rc == -EPROTO && (c->proto_features & (1ull << VU_PF_REPLY_ACK)))
+	if (rc == -EPROTO && (c->proto_features & (1ull << VHU_PF_REPLY_ACK)))
 		return 0; /* NACK */
 	if (rc < 0 && vu_peer_closed(c))
 		return 0;
@@ -735,7 +735,7 @@ static int refused_msg(const struct fb_opts *o, uint32_t req, const void *p, uin
 
 	if (hctx_open(&h, o, false) < 0)
 		return -1;
-	vu_set_u64(&h.dev.conn, VU_SET_FEATURES, h.dev.conn.features);
+	vu_set_u64(&h.dev.conn, VHU_SET_FEATURES, h.dev.conn.features);
 	rc = expect_refused(&h, req, p, size, with_fd ? &h.vq.kick_fd : NULL, with_fd);
 	hctx_close(&h);
 	return rc;
@@ -744,9 +744,10 @@ static int refused_msg(const struct fb_opts *o, uint32_t req, const void *p, uin
 /* Every per-vring message naming queue 8 of a device with fewer queues is refused. */
 static int c_vring_index_beyond_queues(const struct fb_opts *o)
 {
-	static const uint32_t state_reqs[] = {VU_SET_VRING_NUM, VU_SET_VRING_BASE,
-					      VU_SET_VRING_ENABLE, VU_GET_VRING_BASE};
-	static const uint32_t fd_reqs[] = {VU_SET_VRING_KICK, VU_SET_VRING_CALL, VU_SET_VRING_ERR};
+	static const uint32_t state_reqs[] = {VHU_SET_VRING_NUM, VHU_SET_VRING_BASE,
+					      VHU_SET_VRING_ENABLE, VHU_GET_VRING_BASE};
+	static const uint32_t fd_reqs[] = {VHU_SET_VRING_KICK, VHU_SET_VRING_CALL,
+					   VHU_SET_VRING_ERR};
 	struct hctx h;
 	unsigned idx;
 	int rc = 0;
@@ -756,22 +757,22 @@ static int c_vring_index_beyond_queues(const struct fb_opts *o)
 	idx = h.dev.queues_offered; /* the first index the device does not have */
 	hctx_close(&h);
 	for (size_t i = 0; rc == 0 && i < sizeof(state_reqs) / sizeof(state_reqs[0]); i++) {
-		struct vu_vring_state st = {.index = idx,
-					    .num = state_reqs[i] == VU_SET_VRING_NUM ? 128 : 0};
+		struct vhu_vring_state st = {.index = idx,
+					     .num = state_reqs[i] == VHU_SET_VRING_NUM ? 128 : 0};
 
 		rc = refused_msg(o, state_reqs[i], &st, sizeof(st), false);
 	}
 	if (rc == 0) {
-		struct vu_vring_addr a = {.index = idx};
+		struct vhu_vring_addr a = {.index = idx};
 
-		rc = refused_msg(o, VU_SET_VRING_ADDR, &a, sizeof(a), false);
+		rc = refused_msg(o, VHU_SET_VRING_ADDR, &a, sizeof(a), false);
 	}
 	for (size_t i = 0; rc == 0 && i < sizeof(fd_reqs) / sizeof(fd_reqs[0]); i++) {
 		uint64_t v = idx;
 
 		rc = refused_msg(o, fd_reqs[i], &v, sizeof(v), true);
 		if (rc == 0) {
-			v |= VU_VRING_NOFD;
+			v |= VHU_VRING_NOFD;
 			rc = refused_msg(o, fd_reqs[i], &v, sizeof(v), false);
 		}
 	}
@@ -791,9 +792,9 @@ static int c_vring_num_invalid_refused(const struct fb_opts *o)
 	int rc = 0;
 
 	for (size_t i = 0; rc == 0 && i < sizeof(nums) / sizeof(nums[0]); i++) {
-		struct vu_vring_state st = {.index = 0, .num = nums[i]};
+		struct vhu_vring_state st = {.index = 0, .num = nums[i]};
 
-		rc = refused_msg(o, VU_SET_VRING_NUM, &st, sizeof(st), false);
+		rc = refused_msg(o, VHU_SET_VRING_NUM, &st, sizeof(st), false);
 		if (rc < 0) {
 			char tmp[256];
 
@@ -886,15 +887,15 @@ static int c_used_ring_past_mem_end(const struct fb_opts *o)
 /* SET_MEM_TABLE for this connection's memory, region cut to size bytes (or longer). */
 static int set_mem_size(struct hctx *h, uint64_t size)
 {
-	struct vu_mem_table t;
+	struct vhu_mem_table t;
 
 	memset(&t, 0, sizeof(t));
 	t.nregions = 1;
 	t.region[0].gpa = h->mem.gpa_base;
 	t.region[0].size = size;
 	t.region[0].uaddr = (uint64_t)(uintptr_t)h->mem.base;
-	return vu_set(&h->dev.conn, VU_SET_MEM_TABLE, &t, 8 + sizeof(struct vu_region), &h->mem.fd,
-		      1);
+	return vu_set(&h->dev.conn, VHU_SET_MEM_TABLE, &t, 8 + sizeof(struct vhu_mem_region),
+		      &h->mem.fd, 1);
 }
 
 /*
@@ -941,13 +942,13 @@ static int c_mem_region_longer_than_file(const struct fb_opts *o)
 
 	if (hctx_open(&h, o, false) < 0)
 		return -1;
-	vu_set_u64(&h.dev.conn, VU_SET_FEATURES, h.dev.conn.features);
+	vu_set_u64(&h.dev.conn, VHU_SET_FEATURES, h.dev.conn.features);
 	if (set_mem_size(&h, h.mem.size + (1u << 20)) == 0 && vu_sync(&h.dev.conn) == 0)
 		rc = failf("SET_MEM_TABLE with a region longer than its file was accepted");
 	if (rc == 0 && !vu_peer_closed(&h.dev.conn)) {
 		/* NACKed: the rings and a request must still not be served */
 		fb_dev_setup_vq(&h.dev, &h.vq);
-		vu_set_state(&h.dev.conn, VU_SET_VRING_ENABLE, 0, 1);
+		vu_set_state(&h.dev.conn, VHU_SET_VRING_ENABLE, 0, 1);
 		rc = expect_not_served(&h, "memory table");
 	}
 	hctx_close(&h);
@@ -957,7 +958,7 @@ static int c_mem_region_longer_than_file(const struct fb_opts *o)
 /* GET_CONFIG in one framing; the reply must keep it and carry the window asked for. */
 static int config_framing(const struct fb_opts *o, bool full_payload)
 {
-	uint8_t want[VU_MAX_CONFIG], got[VU_MAX_CONFIG];
+	uint8_t want[VHU_MAX_CONFIG], got[VHU_MAX_CONFIG];
 	struct hctx h;
 	int n, m, rc = 0;
 
@@ -990,13 +991,13 @@ static int c_get_config_spdk_framing(const struct fb_opts *o)
 /* A GET_CONFIG asking for more bytes than its message carries is refused. */
 static int c_get_config_window_past_payload(const struct fb_opts *o)
 {
-	struct vu_config cfg = {.offset = 0, .size = 60};
+	struct vhu_config cfg = {.offset = 0, .size = 60};
 	struct hctx h;
 	int rc;
 
 	if (hctx_open(&h, o, false) < 0)
 		return -1;
-	rc = expect_refused(&h, VU_GET_CONFIG, &cfg, 12 + 8, NULL, 0);
+	rc = expect_refused(&h, VHU_GET_CONFIG, &cfg, 12 + 8, NULL, 0);
 	hctx_close(&h);
 	return rc;
 }
@@ -1008,9 +1009,9 @@ static int c_vring_before_mem_table(const struct fb_opts *o)
 
 	if (hctx_open(&h, o, false) < 0)
 		return -1;
-	vu_set_u64(&h.dev.conn, VU_SET_FEATURES, h.dev.conn.features);
+	vu_set_u64(&h.dev.conn, VHU_SET_FEATURES, h.dev.conn.features);
 	fb_dev_setup_vq(&h.dev, &h.vq);
-	vu_set_state(&h.dev.conn, VU_SET_VRING_ENABLE, 0, 1);
+	vu_set_state(&h.dev.conn, VHU_SET_VRING_ENABLE, 0, 1);
 	fb_vq_submit(&h.vq, 0, VIRTIO_BLK_T_IN, 0, 4096);
 	fb_vq_kick(&h.vq);
 	vu_sync(&h.dev.conn);
@@ -1021,19 +1022,19 @@ static int c_vring_before_mem_table(const struct fb_opts *o)
 /* Ring addresses that are not in the memory table, then kicked. */
 static int c_vring_addr_unmapped(const struct fb_opts *o)
 {
-	struct vu_vring_addr a = {.index = 0, .desc = 0x1000, .used = 0x2000, .avail = 0x3000};
+	struct vhu_vring_addr a = {.index = 0, .desc = 0x1000, .used = 0x2000, .avail = 0x3000};
 	struct hctx h;
 
 	if (hctx_open(&h, o, false) < 0)
 		return -1;
-	vu_set_u64(&h.dev.conn, VU_SET_FEATURES, h.dev.conn.features);
+	vu_set_u64(&h.dev.conn, VHU_SET_FEATURES, h.dev.conn.features);
 	fb_dev_set_mem_table(&h.dev, &h.mem);
-	vu_set_state(&h.dev.conn, VU_SET_VRING_NUM, 0, H_QSIZE);
-	vu_set_state(&h.dev.conn, VU_SET_VRING_BASE, 0, 0);
-	vu_set(&h.dev.conn, VU_SET_VRING_ADDR, &a, sizeof(a), NULL, 0);
-	vu_set_vring_fd(&h.dev.conn, VU_SET_VRING_KICK, 0, h.vq.kick_fd);
-	vu_set_vring_fd(&h.dev.conn, VU_SET_VRING_CALL, 0, h.vq.call_fd);
-	vu_set_state(&h.dev.conn, VU_SET_VRING_ENABLE, 0, 1);
+	vu_set_state(&h.dev.conn, VHU_SET_VRING_NUM, 0, H_QSIZE);
+	vu_set_state(&h.dev.conn, VHU_SET_VRING_BASE, 0, 0);
+	vu_set(&h.dev.conn, VHU_SET_VRING_ADDR, &a, sizeof(a), NULL, 0);
+	vu_set_vring_fd(&h.dev.conn, VHU_SET_VRING_KICK, 0, h.vq.kick_fd);
+	vu_set_vring_fd(&h.dev.conn, VHU_SET_VRING_CALL, 0, h.vq.call_fd);
+	vu_set_state(&h.dev.conn, VHU_SET_VRING_ENABLE, 0, 1);
 	fb_vq_kick(&h.vq);
 	vu_sync(&h.dev.conn);
 	hctx_close(&h);
@@ -1044,7 +1045,7 @@ static int c_vring_addr_unmapped(const struct fb_opts *o)
 static int c_truncated_payload(const struct fb_opts *o)
 {
 	struct hctx h;
-	uint32_t m[4] = {VU_SET_VRING_NUM, VU_FLAG_VERSION, 0x100000, 0};
+	uint32_t m[4] = {VHU_SET_VRING_NUM, VHU_FLAG_VERSION, 0x100000, 0};
 
 	if (hctx_open(&h, o, false) < 0)
 		return -1;
@@ -1056,7 +1057,7 @@ static int c_truncated_payload(const struct fb_opts *o)
 static int c_truncated_header(const struct fb_opts *o)
 {
 	struct hctx h;
-	uint8_t m[5] = {VU_SET_OWNER, 0, 0, 0, 1};
+	uint8_t m[5] = {VHU_SET_OWNER, 0, 0, 0, 1};
 
 	if (hctx_open(&h, o, false) < 0)
 		return -1;
@@ -1073,8 +1074,8 @@ static int c_oversized_message(const struct fb_opts *o)
 
 	if (hctx_open(&h, o, false) < 0)
 		return -1;
-	m[0] = VU_SET_MEM_TABLE;
-	m[1] = VU_FLAG_VERSION;
+	m[0] = VHU_SET_MEM_TABLE;
+	m[1] = VHU_FLAG_VERSION;
 	m[2] = sizeof(big) - 12;
 	vu_send_raw(&h.dev.conn, big, sizeof(big), NULL, 0);
 	vu_sync(&h.dev.conn);
@@ -1085,7 +1086,7 @@ static int c_oversized_message(const struct fb_opts *o)
 static int c_bad_version_flags(const struct fb_opts *o)
 {
 	struct hctx h;
-	uint32_t m[3] = {VU_GET_FEATURES, 0x7, 0};
+	uint32_t m[3] = {VHU_GET_FEATURES, 0x7, 0};
 
 	if (hctx_open(&h, o, false) < 0)
 		return -1;
@@ -1097,12 +1098,12 @@ static int c_bad_version_flags(const struct fb_opts *o)
 
 static int c_fd_flood(const struct fb_opts *o)
 {
-	int fds[VU_MAX_FDS];
+	int fds[VHU_MAX_FDS];
 	int rc;
 
-	for (int i = 0; i < VU_MAX_FDS; i++)
+	for (int i = 0; i < VHU_MAX_FDS; i++)
 		fds[i] = STDERR_FILENO;
-	rc = send_then_close(o, VU_SET_OWNER, NULL, 0, fds, VU_MAX_FDS);
+	rc = send_then_close(o, VHU_SET_OWNER, NULL, 0, fds, VHU_MAX_FDS);
 	return rc;
 }
 
@@ -1195,31 +1196,31 @@ static const struct hcase cases[] = {
     FN(get_id_short_buffer),
     FN(disconnect_in_flight),
     FN(reconnect_overlap),
-    MSG(vring_num_zero, VU_SET_VRING_NUM, &st_num_zero, sizeof(st_num_zero)),
-    MSG(vring_num_not_pow2, VU_SET_VRING_NUM, &st_num_not_pow2, sizeof(st_num_not_pow2)),
-    MSG(vring_num_huge, VU_SET_VRING_NUM, &st_num_huge, sizeof(st_num_huge)),
-    MSG(vring_index_out_of_range, VU_SET_VRING_NUM, &st_index_huge, sizeof(st_index_huge)),
-    MSG(vring_base_out_of_range, VU_SET_VRING_BASE, &st_base_index_huge,
+    MSG(vring_num_zero, VHU_SET_VRING_NUM, &st_num_zero, sizeof(st_num_zero)),
+    MSG(vring_num_not_pow2, VHU_SET_VRING_NUM, &st_num_not_pow2, sizeof(st_num_not_pow2)),
+    MSG(vring_num_huge, VHU_SET_VRING_NUM, &st_num_huge, sizeof(st_num_huge)),
+    MSG(vring_index_out_of_range, VHU_SET_VRING_NUM, &st_index_huge, sizeof(st_index_huge)),
+    MSG(vring_base_out_of_range, VHU_SET_VRING_BASE, &st_base_index_huge,
 	sizeof(st_base_index_huge)),
-    MSG(vring_enable_out_of_range, VU_SET_VRING_ENABLE, &st_enable_index_huge,
+    MSG(vring_enable_out_of_range, VHU_SET_VRING_ENABLE, &st_enable_index_huge,
 	sizeof(st_enable_index_huge)),
-    MSG(get_vring_base_out_of_range, VU_GET_VRING_BASE, &st_get_base_index_huge,
+    MSG(get_vring_base_out_of_range, VHU_GET_VRING_BASE, &st_get_base_index_huge,
 	sizeof(st_get_base_index_huge)),
-    MSG(vring_kick_index_out_of_range, VU_SET_VRING_KICK, &u64_kick_index_huge, 8),
-    MSG(vring_kick_missing_fd, VU_SET_VRING_KICK, &u64_zero, 8),
-    MSG(vring_call_missing_fd, VU_SET_VRING_CALL, &u64_zero, 8),
+    MSG(vring_kick_index_out_of_range, VHU_SET_VRING_KICK, &u64_kick_index_huge, 8),
+    MSG(vring_kick_missing_fd, VHU_SET_VRING_KICK, &u64_zero, 8),
+    MSG(vring_call_missing_fd, VHU_SET_VRING_CALL, &u64_zero, 8),
     MSG(unknown_request, 9999, &u64_zero, 8),
-    MSG(short_payload, VU_SET_VRING_NUM, &u32_short, 4),
-    MSG(features_short_payload, VU_SET_FEATURES, &u16_short, 2),
-    MSG(features_all_bits, VU_SET_FEATURES, &u64_all_ones, 8),
-    MSG(get_config_too_big, VU_GET_CONFIG, &cfg_too_big, sizeof(cfg_too_big)),
-    MSG(get_config_offset_past_end, VU_GET_CONFIG, &cfg_offset_past_end,
+    MSG(short_payload, VHU_SET_VRING_NUM, &u32_short, 4),
+    MSG(features_short_payload, VHU_SET_FEATURES, &u16_short, 2),
+    MSG(features_all_bits, VHU_SET_FEATURES, &u64_all_ones, 8),
+    MSG(get_config_too_big, VHU_GET_CONFIG, &cfg_too_big, sizeof(cfg_too_big)),
+    MSG(get_config_offset_past_end, VHU_GET_CONFIG, &cfg_offset_past_end,
 	sizeof(cfg_offset_past_end)),
-    MSG(set_config_too_big, VU_SET_CONFIG, &cfg_set_too_big, sizeof(cfg_set_too_big)),
-    MSG(mem_table_no_regions, VU_SET_MEM_TABLE, &mt_no_regions, MT_ONE_REGION),
-    MSG(mem_table_too_many_regions, VU_SET_MEM_TABLE, &mt_too_many_regions,
+    MSG(set_config_too_big, VHU_SET_CONFIG, &cfg_set_too_big, sizeof(cfg_set_too_big)),
+    MSG(mem_table_no_regions, VHU_SET_MEM_TABLE, &mt_no_regions, MT_ONE_REGION),
+    MSG(mem_table_too_many_regions, VHU_SET_MEM_TABLE, &mt_too_many_regions,
 	sizeof(mt_too_many_regions)),
-    MSG(mem_table_without_fd, VU_SET_MEM_TABLE, &mt_without_fd, MT_ONE_REGION),
+    MSG(mem_table_without_fd, VHU_SET_MEM_TABLE, &mt_without_fd, MT_ONE_REGION),
     FN(mem_table_bad_offset),
     FN(vring_before_mem_table),
     FN(vring_addr_unmapped),

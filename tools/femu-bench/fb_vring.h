@@ -19,8 +19,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include <linux/virtio_blk.h>
-#include <linux/virtio_ring.h>
+#include "pmd/virtio_blk_wire.h"
 
 #include "fb_mem.h"
 

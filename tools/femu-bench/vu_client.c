@@ -27,24 +27,24 @@ static int set_err(struct vu_conn *c, int rc, const char *fmt, ...)
 const char *vu_request_name(uint32_t request)
 {
 	static const char *const names[] = {
-	    [VU_GET_FEATURES] = "GET_FEATURES",
-	    [VU_SET_FEATURES] = "SET_FEATURES",
-	    [VU_SET_OWNER] = "SET_OWNER",
-	    [VU_RESET_OWNER] = "RESET_OWNER",
-	    [VU_SET_MEM_TABLE] = "SET_MEM_TABLE",
-	    [VU_SET_VRING_NUM] = "SET_VRING_NUM",
-	    [VU_SET_VRING_ADDR] = "SET_VRING_ADDR",
-	    [VU_SET_VRING_BASE] = "SET_VRING_BASE",
-	    [VU_GET_VRING_BASE] = "GET_VRING_BASE",
-	    [VU_SET_VRING_KICK] = "SET_VRING_KICK",
-	    [VU_SET_VRING_CALL] = "SET_VRING_CALL",
-	    [VU_SET_VRING_ERR] = "SET_VRING_ERR",
-	    [VU_GET_PROTOCOL_FEATURES] = "GET_PROTOCOL_FEATURES",
-	    [VU_SET_PROTOCOL_FEATURES] = "SET_PROTOCOL_FEATURES",
-	    [VU_GET_QUEUE_NUM] = "GET_QUEUE_NUM",
-	    [VU_SET_VRING_ENABLE] = "SET_VRING_ENABLE",
-	    [VU_GET_CONFIG] = "GET_CONFIG",
-	    [VU_SET_CONFIG] = "SET_CONFIG",
+	    [VHU_GET_FEATURES] = "GET_FEATURES",
+	    [VHU_SET_FEATURES] = "SET_FEATURES",
+	    [VHU_SET_OWNER] = "SET_OWNER",
+	    [VHU_RESET_OWNER] = "RESET_OWNER",
+	    [VHU_SET_MEM_TABLE] = "SET_MEM_TABLE",
+	    [VHU_SET_VRING_NUM] = "SET_VRING_NUM",
+	    [VHU_SET_VRING_ADDR] = "SET_VRING_ADDR",
+	    [VHU_SET_VRING_BASE] = "SET_VRING_BASE",
+	    [VHU_GET_VRING_BASE] = "GET_VRING_BASE",
+	    [VHU_SET_VRING_KICK] = "SET_VRING_KICK",
+	    [VHU_SET_VRING_CALL] = "SET_VRING_CALL",
+	    [VHU_SET_VRING_ERR] = "SET_VRING_ERR",
+	    [VHU_GET_PROTOCOL_FEATURES] = "GET_PROTOCOL_FEATURES",
+	    [VHU_SET_PROTOCOL_FEATURES] = "SET_PROTOCOL_FEATURES",
+	    [VHU_GET_QUEUE_NUM] = "GET_QUEUE_NUM",
+	    [VHU_SET_VRING_ENABLE] = "SET_VRING_ENABLE",
+	    [VHU_GET_CONFIG] = "GET_CONFIG",
+	    [VHU_SET_CONFIG] = "SET_CONFIG",
 	};
 	if (request < sizeof(names) / sizeof(names[0]) && names[request])
 		return names[request];
@@ -94,12 +94,12 @@ void vu_close(struct vu_conn *c)
 
 int vu_send_raw(struct vu_conn *c, const void *buf, size_t len, const int *fds, unsigned nfds)
 {
-	char cbuf[CMSG_SPACE(sizeof(int) * VU_MAX_FDS)];
+	char cbuf[CMSG_SPACE(sizeof(int) * VHU_MAX_FDS)];
 	struct iovec iov = {.iov_base = (void *)buf, .iov_len = len};
 	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
 	ssize_t n;
 
-	if (nfds > VU_MAX_FDS)
+	if (nfds > VHU_MAX_FDS)
 		return set_err(c, -EINVAL, "too many fds");
 	if (nfds) {
 		struct cmsghdr *cm;
@@ -125,16 +125,16 @@ int vu_send_raw(struct vu_conn *c, const void *buf, size_t len, const int *fds, 
 int vu_send(struct vu_conn *c, uint32_t request, uint32_t flags, const void *payload, uint32_t size,
 	    const int *fds, unsigned nfds)
 {
-	struct vu_msg m;
+	struct vhu_msg m;
 
 	if (size > sizeof(m.payload))
 		return set_err(c, -EINVAL, "payload too large");
 	m.request = request;
-	m.flags = flags | VU_FLAG_VERSION;
+	m.flags = flags | VHU_FLAG_VERSION;
 	m.size = size;
 	if (size)
 		memcpy(&m.payload, payload, size);
-	return vu_send_raw(c, &m, VU_HDR_SIZE + size, fds, nfds);
+	return vu_send_raw(c, &m, VHU_HDR_SIZE + size, fds, nfds);
 }
 
 static long long now_ms(void)
@@ -176,12 +176,12 @@ static int read_full(struct vu_conn *c, void *buf, size_t len, long long deadlin
 	return 0;
 }
 
-int vu_recv(struct vu_conn *c, uint32_t request, struct vu_msg *reply)
+int vu_recv(struct vu_conn *c, uint32_t request, struct vhu_msg *reply)
 {
 	long long deadline = now_ms() + c->timeout_ms;
 	int rc;
 
-	rc = read_full(c, reply, VU_HDR_SIZE, deadline);
+	rc = read_full(c, reply, VHU_HDR_SIZE, deadline);
 	if (rc == -ETIMEDOUT)
 		return set_err(c, rc, "no reply to %s within %u ms", vu_request_name(request),
 			       c->timeout_ms);
@@ -199,7 +199,7 @@ int vu_recv(struct vu_conn *c, uint32_t request, struct vu_msg *reply)
 	if (rc < 0)
 		return set_err(c, rc, "reply to %s truncated: %s", vu_request_name(request),
 			       strerror(-rc));
-	if (!(reply->flags & VU_FLAG_REPLY) || reply->request != request)
+	if (!(reply->flags & VHU_FLAG_REPLY) || reply->request != request)
 		return set_err(c, -EPROTO, "unexpected message %u (flags 0x%x) waiting for %s",
 			       reply->request, reply->flags, vu_request_name(request));
 	return (int)reply->size;
@@ -207,7 +207,7 @@ int vu_recv(struct vu_conn *c, uint32_t request, struct vu_msg *reply)
 
 int vu_get_u64(struct vu_conn *c, uint32_t request, uint64_t *val)
 {
-	struct vu_msg r;
+	struct vhu_msg r;
 	int rc = vu_send(c, request, 0, NULL, 0, NULL, 0);
 
 	if (rc < 0)
@@ -225,9 +225,9 @@ int vu_get_u64(struct vu_conn *c, uint32_t request, uint64_t *val)
 int vu_set(struct vu_conn *c, uint32_t request, const void *payload, uint32_t size, const int *fds,
 	   unsigned nfds)
 {
-	bool ack = c->proto_features & (1ull << VU_PF_REPLY_ACK);
-	struct vu_msg r;
-	int rc = vu_send(c, request, ack ? VU_FLAG_NEED_REPLY : 0, payload, size, fds, nfds);
+	bool ack = c->proto_features & (1ull << VHU_PF_REPLY_ACK);
+	struct vhu_msg r;
+	int rc = vu_send(c, request, ack ? VHU_FLAG_NEED_REPLY : 0, payload, size, fds, nfds);
 
 	if (rc < 0 || !ack)
 		return rc;
@@ -249,7 +249,7 @@ int vu_set_u64(struct vu_conn *c, uint32_t request, uint64_t val)
 
 int vu_set_state(struct vu_conn *c, uint32_t request, uint32_t index, uint32_t num)
 {
-	struct vu_vring_state s = {.index = index, .num = num};
+	struct vhu_vring_state s = {.index = index, .num = num};
 	return vu_set(c, request, &s, sizeof(s), NULL, 0);
 }
 
@@ -258,7 +258,7 @@ int vu_set_vring_fd(struct vu_conn *c, uint32_t request, uint32_t index, int fd)
 	uint64_t v = index;
 
 	if (fd < 0) {
-		v |= VU_VRING_NOFD;
+		v |= VHU_VRING_NOFD;
 		return vu_set(c, request, &v, sizeof(v), NULL, 0);
 	}
 	return vu_set(c, request, &v, sizeof(v), &fd, 1);
@@ -266,23 +266,23 @@ int vu_set_vring_fd(struct vu_conn *c, uint32_t request, uint32_t index, int fd)
 
 /* Send GET_CONFIG for [offset, +size) in a payload of payload bytes; reply in r. */
 static int config_round_trip(struct vu_conn *c, uint32_t offset, uint32_t size, uint32_t payload,
-			     struct vu_msg *r)
+			     struct vhu_msg *r)
 {
-	struct vu_config cfg;
+	struct vhu_config cfg;
 	int rc;
 
-	if (size > VU_MAX_CONFIG)
+	if (size > VHU_MAX_CONFIG)
 		return -EINVAL;
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.offset = offset;
 	cfg.size = size;
-	rc = vu_send(c, VU_GET_CONFIG, 0, &cfg, payload, NULL, 0);
-	return rc < 0 ? rc : vu_recv(c, VU_GET_CONFIG, r);
+	rc = vu_send(c, VHU_GET_CONFIG, 0, &cfg, payload, NULL, 0);
+	return rc < 0 ? rc : vu_recv(c, VHU_GET_CONFIG, r);
 }
 
 int vu_get_config(struct vu_conn *c, void *out, uint32_t size)
 {
-	struct vu_msg r;
+	struct vhu_msg r;
 	int rc = config_round_trip(c, 0, size, 12 + size, &r);
 
 	if (rc < 0)
@@ -300,8 +300,8 @@ int vu_get_config(struct vu_conn *c, void *out, uint32_t size)
 int vu_get_config_framed(struct vu_conn *c, void *out, uint32_t offset, uint32_t size,
 			 bool full_payload)
 {
-	uint32_t payload = 12 + (full_payload ? VU_MAX_CONFIG : size);
-	struct vu_msg r;
+	uint32_t payload = 12 + (full_payload ? VHU_MAX_CONFIG : size);
+	struct vhu_msg r;
 	int rc = config_round_trip(c, offset, size, payload, &r);
 
 	if (rc < 0)
@@ -320,7 +320,7 @@ int vu_get_config_framed(struct vu_conn *c, void *out, uint32_t offset, uint32_t
 int vu_sync(struct vu_conn *c)
 {
 	uint64_t f;
-	return vu_get_u64(c, VU_GET_FEATURES, &f);
+	return vu_get_u64(c, VHU_GET_FEATURES, &f);
 }
 
 bool vu_peer_closed(struct vu_conn *c)

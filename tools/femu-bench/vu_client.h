@@ -2,8 +2,8 @@
 /*
  * vu_client.h - the frontend side of the vhost-user protocol (QEMU's role):
  * connect to a backend's unix socket, send messages with file descriptors,
- * receive replies with a bounded wait.  The message layouts follow QEMU's
- * docs/interop/vhost-user.rst; they are in no public header.
+ * receive replies with a bounded wait.  The message layouts, request codes
+ * and feature bits are pmd/virtio_blk_wire.h's, shared with femud.
  */
 #ifndef VU_CLIENT_H
 #define VU_CLIENT_H
@@ -12,91 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum vu_request {
-	VU_GET_FEATURES = 1,
-	VU_SET_FEATURES = 2,
-	VU_SET_OWNER = 3,
-	VU_RESET_OWNER = 4,
-	VU_SET_MEM_TABLE = 5,
-	VU_SET_VRING_NUM = 8,
-	VU_SET_VRING_ADDR = 9,
-	VU_SET_VRING_BASE = 10,
-	VU_GET_VRING_BASE = 11,
-	VU_SET_VRING_KICK = 12,
-	VU_SET_VRING_CALL = 13,
-	VU_SET_VRING_ERR = 14,
-	VU_GET_PROTOCOL_FEATURES = 15,
-	VU_SET_PROTOCOL_FEATURES = 16,
-	VU_GET_QUEUE_NUM = 17,
-	VU_SET_VRING_ENABLE = 18,
-	VU_GET_CONFIG = 24,
-	VU_SET_CONFIG = 25,
-};
-
-#define VU_FLAG_VERSION 0x1u
-#define VU_FLAG_REPLY 0x4u
-#define VU_FLAG_NEED_REPLY 0x8u
-#define VU_VRING_NOFD (1ull << 8) /* in the u64 of SET_VRING_KICK/CALL */
-#define VU_F_PROTOCOL_FEATURES 30 /* feature bit */
-
-enum vu_protocol_feature {
-	VU_PF_MQ = 0,
-	VU_PF_REPLY_ACK = 3,
-	VU_PF_CONFIG = 9,
-};
-
-#define VU_MAX_REGIONS 8
-#define VU_MAX_CONFIG 256
-#define VU_MAX_FDS 8
-#define VU_HDR_SIZE 12
-
-struct vu_region {
-	uint64_t gpa;
-	uint64_t size;
-	uint64_t uaddr;
-	uint64_t mmap_offset;
-};
-
-struct vu_mem_table {
-	uint32_t nregions;
-	uint32_t padding;
-	struct vu_region region[VU_MAX_REGIONS];
-};
-
-struct vu_vring_state {
-	uint32_t index;
-	uint32_t num;
-};
-
-struct vu_vring_addr {
-	uint32_t index;
-	uint32_t flags;
-	uint64_t desc;
-	uint64_t used;
-	uint64_t avail;
-	uint64_t log;
-};
-
-struct vu_config {
-	uint32_t offset;
-	uint32_t size;
-	uint32_t flags;
-	uint8_t region[VU_MAX_CONFIG];
-};
-
-struct vu_msg {
-	uint32_t request;
-	uint32_t flags;
-	uint32_t size; /* payload bytes */
-	union {
-		uint64_t u64;
-		struct vu_vring_state state;
-		struct vu_vring_addr addr;
-		struct vu_mem_table mem;
-		struct vu_config config;
-		uint8_t raw[4096];
-	} payload;
-} __attribute__((packed));
+#include "pmd/virtio_blk_wire.h"
 
 struct vu_conn {
 	int fd;
@@ -126,7 +42,7 @@ int vu_send_raw(struct vu_conn *c, const void *buf, size_t len, const int *fds, 
  * the request code.  Returns the payload size or -errno (-ETIMEDOUT,
  * -ECONNRESET when the backend closed the connection).
  */
-int vu_recv(struct vu_conn *c, uint32_t request, struct vu_msg *reply);
+int vu_recv(struct vu_conn *c, uint32_t request, struct vhu_msg *reply);
 
 /* GET_* returning a u64. */
 int vu_get_u64(struct vu_conn *c, uint32_t request, uint64_t *val);

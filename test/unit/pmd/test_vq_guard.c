@@ -260,15 +260,13 @@ Test(vq_guard, second_region_checked_too)
 	free(m2);
 }
 
-static struct pmd_vhu_msg msg;
+static struct vhu_msg msg;
 
 Test(vq_guard, vring_index_of_each_vring_message)
 {
-	const uint32_t state_reqs[] = {PMD_VHU_SET_VRING_NUM, PMD_VHU_SET_VRING_ADDR,
-				       PMD_VHU_SET_VRING_BASE, PMD_VHU_GET_VRING_BASE,
-				       PMD_VHU_SET_VRING_ENABLE};
-	const uint32_t fd_reqs[] = {PMD_VHU_SET_VRING_KICK, PMD_VHU_SET_VRING_CALL,
-				    PMD_VHU_SET_VRING_ERR};
+	const uint32_t state_reqs[] = {VHU_SET_VRING_NUM, VHU_SET_VRING_ADDR, VHU_SET_VRING_BASE,
+				       VHU_GET_VRING_BASE, VHU_SET_VRING_ENABLE};
+	const uint32_t fd_reqs[] = {VHU_SET_VRING_KICK, VHU_SET_VRING_CALL, VHU_SET_VRING_ERR};
 	uint32_t idx = 0;
 
 	for (unsigned i = 0; i < sizeof(state_reqs) / sizeof(state_reqs[0]); i++) {
@@ -285,28 +283,28 @@ Test(vq_guard, vring_index_of_each_vring_message)
 		cr_assert(pmd_guard_vring_index(&msg, &idx));
 		cr_assert_eq(idx, 77, "request %u", fd_reqs[i]);
 	}
-	msg.request = PMD_VHU_SET_MEM_TABLE;
+	msg.request = VHU_SET_MEM_TABLE;
 	cr_assert_not(pmd_guard_vring_index(&msg, &idx));
-	msg.request = PMD_VHU_GET_CONFIG;
+	msg.request = VHU_GET_CONFIG;
 	cr_assert_not(pmd_guard_vring_index(&msg, &idx));
 }
 
 Test(vq_guard, config_framing)
 {
 	memset(&msg, 0, sizeof(msg));
-	msg.request = PMD_VHU_GET_CONFIG;
+	msg.request = VHU_GET_CONFIG;
 	msg.size = 12 + 60; /* QEMU */
-	msg.payload.cfg.size = 60;
+	msg.payload.config.size = 60;
 	cr_assert_null(pmd_guard_config_msg(&msg));
 	msg.size = 12 + 256; /* SPDK */
 	cr_assert_null(pmd_guard_config_msg(&msg));
-	msg.payload.cfg.size = 257;
+	msg.payload.config.size = 257;
 	cr_assert_not_null(pmd_guard_config_msg(&msg));
-	msg.payload.cfg.size = 60;
+	msg.payload.config.size = 60;
 	msg.size = 12 + 59;
 	cr_assert_not_null(pmd_guard_config_msg(&msg));
 	msg.size = 11;
-	msg.payload.cfg.size = 0;
+	msg.payload.config.size = 0;
 	cr_assert_not_null(pmd_guard_config_msg(&msg));
 	msg.size = 12 + 257;
 	cr_assert_not_null(pmd_guard_config_msg(&msg));
@@ -317,7 +315,7 @@ Test(vq_guard, vring_messages_checked_against_the_device)
 	char buf[96];
 
 	memset(&msg, 0, sizeof(msg));
-	msg.request = PMD_VHU_SET_VRING_NUM;
+	msg.request = VHU_SET_VRING_NUM;
 	msg.payload.state.index = 1;
 	msg.payload.state.num = 256;
 	cr_assert_null(pmd_guard_vring_msg(&msg, 2, buf, sizeof(buf)));
@@ -331,12 +329,12 @@ Test(vq_guard, vring_messages_checked_against_the_device)
 	}
 	msg.payload.state.num = 32768;
 	cr_assert_null(pmd_guard_vring_msg(&msg, 2, buf, sizeof(buf)));
-	msg.request = PMD_VHU_SET_VRING_BASE; /* num is the avail index here, any value */
+	msg.request = VHU_SET_VRING_BASE; /* num is the avail index here, any value */
 	msg.payload.state.num = 100;
 	cr_assert_null(pmd_guard_vring_msg(&msg, 2, buf, sizeof(buf)));
-	msg.request = PMD_VHU_SET_VRING_CALL;
+	msg.request = VHU_SET_VRING_CALL;
 	msg.payload.u64 = 0x100 | 2;
 	cr_assert_not_null(pmd_guard_vring_msg(&msg, 2, buf, sizeof(buf)));
-	msg.request = PMD_VHU_SET_MEM_TABLE;
+	msg.request = VHU_SET_MEM_TABLE;
 	cr_assert_null(pmd_guard_vring_msg(&msg, 0, buf, sizeof(buf)));
 }

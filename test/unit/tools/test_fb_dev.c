@@ -24,7 +24,7 @@
 
 #define FAKE_FEATURES                                                                              \
 	((1ull << VIRTIO_F_VERSION_1) | (1ull << VIRTIO_RING_F_EVENT_IDX) |                        \
-	 (1ull << VU_F_PROTOCOL_FEATURES) | (1ull << VIRTIO_BLK_F_BLK_SIZE) |                      \
+	 (1ull << VHU_F_PROTOCOL_FEATURES) | (1ull << VIRTIO_BLK_F_BLK_SIZE) |                     \
 	 (1ull << VIRTIO_BLK_F_MQ) | (1ull << VIRTIO_BLK_F_RO) | (1ull << 55) /* unknown */)
 
 struct fake {
@@ -42,67 +42,68 @@ static struct fake fk;
 
 static void reply(int c, uint32_t req, const void *p, uint32_t size)
 {
-	struct vu_msg r = {.request = req, .flags = VU_FLAG_REPLY | VU_FLAG_VERSION, .size = size};
+	struct vhu_msg r = {
+	    .request = req, .flags = VHU_FLAG_REPLY | VHU_FLAG_VERSION, .size = size};
 	memcpy(&r.payload, p, size);
-	cr_assert_eq(write(c, &r, VU_HDR_SIZE + size), (ssize_t)(VU_HDR_SIZE + size));
+	cr_assert_eq(write(c, &r, VHU_HDR_SIZE + size), (ssize_t)(VHU_HDR_SIZE + size));
 }
 
-static void answer_config(int c, const struct vu_msg *m)
+static void answer_config(int c, const struct vhu_msg *m)
 {
-	struct vu_config cfg;
+	struct vhu_config cfg;
 	struct virtio_blk_config *bc = (struct virtio_blk_config *)cfg.region;
 
 	memset(&cfg, 0, sizeof(cfg));
 	if (fk.nconfig < 4)
 		fk.config_sizes[fk.nconfig++] = m->payload.config.size;
 	if (m->payload.config.size > fk.max_config) {
-		reply(c, VU_GET_CONFIG, &cfg, 0);
+		reply(c, VHU_GET_CONFIG, &cfg, 0);
 		return;
 	}
 	cfg.size = m->payload.config.size;
 	bc->capacity = 2048; /* sectors: 1 MiB */
 	bc->blk_size = 4096;
 	bc->num_queues = 2;
-	reply(c, VU_GET_CONFIG, &cfg, 12 + cfg.size);
+	reply(c, VHU_GET_CONFIG, &cfg, 12 + cfg.size);
 }
 
 static void *fake_main(void *arg)
 {
 	(void)arg;
 	int c = accept(fk.lfd, NULL, NULL);
-	struct vu_msg m;
+	struct vhu_msg m;
 
-	while (c >= 0 && recv(c, &m, VU_HDR_SIZE, MSG_WAITALL) == VU_HDR_SIZE) {
+	while (c >= 0 && recv(c, &m, VHU_HDR_SIZE, MSG_WAITALL) == VHU_HDR_SIZE) {
 		uint64_t v;
 		if (m.size && recv(c, &m.payload, m.size, MSG_WAITALL) != (ssize_t)m.size)
 			break;
 		if (fk.nreq < 32)
 			fk.requests[fk.nreq++] = m.request;
 		switch (m.request) {
-		case VU_GET_FEATURES:
+		case VHU_GET_FEATURES:
 			v = FAKE_FEATURES;
 			reply(c, m.request, &v, 8);
 			continue;
-		case VU_GET_PROTOCOL_FEATURES:
-			v = (1ull << VU_PF_MQ) | (1ull << VU_PF_CONFIG) |
-			    (1ull << VU_PF_REPLY_ACK) | (1ull << 12);
+		case VHU_GET_PROTOCOL_FEATURES:
+			v = (1ull << VHU_PF_MQ) | (1ull << VHU_PF_CONFIG) |
+			    (1ull << VHU_PF_REPLY_ACK) | (1ull << 12);
 			reply(c, m.request, &v, 8);
 			continue;
-		case VU_GET_QUEUE_NUM:
+		case VHU_GET_QUEUE_NUM:
 			v = 4;
 			reply(c, m.request, &v, 8);
 			continue;
-		case VU_GET_CONFIG:
+		case VHU_GET_CONFIG:
 			answer_config(c, &m);
 			continue;
-		case VU_SET_FEATURES:
+		case VHU_SET_FEATURES:
 			fk.set_features = m.payload.u64;
 			break;
-		case VU_SET_PROTOCOL_FEATURES:
+		case VHU_SET_PROTOCOL_FEATURES:
 			fk.set_protocol = m.payload.u64;
 			break;
 		}
-		if (m.flags & VU_FLAG_NEED_REPLY) {
+		if (m.flags & VHU_FLAG_NEED_REPLY) {
 			v = 0;
 			reply(c, m.request, &v, 8);
 		}
@@ -141,15 +142,15 @@ Test(fb_dev, negotiation_against_a_full_size_config)
 {
 	start_fake(4096);
 	cr_assert_eq(fb_dev_connect(&dev, fk.path, 1000, false), 0, "%s", dev.err);
-	cr_assert_eq(fk.requests[0], VU_SET_OWNER);
-	cr_assert_eq(fk.requests[1], VU_GET_FEATURES);
+	cr_assert_eq(fk.requests[0], VHU_SET_OWNER);
+	cr_assert_eq(fk.requests[1], VHU_GET_FEATURES);
 	cr_assert_eq(dev.offered, FAKE_FEATURES);
 	/* wanted: known bits only, EVENT_IDX not asked for */
 	cr_assert_eq(dev.conn.features,
 		     FAKE_FEATURES & ~(1ull << VIRTIO_RING_F_EVENT_IDX) & ~(1ull << 55));
 	/* protocol: MQ, CONFIG, REPLY_ACK; not the offered INFLIGHT_SHMFD (12) */
 	cr_assert_eq(fk.set_protocol,
-		     (1ull << VU_PF_MQ) | (1ull << VU_PF_CONFIG) | (1ull << VU_PF_REPLY_ACK));
+		     (1ull << VHU_PF_MQ) | (1ull << VHU_PF_CONFIG) | (1ull << VHU_PF_REPLY_ACK));
 	cr_assert_eq(fk.nconfig, 1);
 	cr_assert_eq(fk.config_sizes[0], sizeof(struct virtio_blk_config));
 	cr_assert_eq(dev.capacity, 1 << 20);

@@ -25,19 +25,19 @@ struct fake {
 	int lfd;
 	enum behaviour how;
 	pthread_t th;
-	struct vu_msg last; /* last message received */
+	struct vhu_msg last; /* last message received */
 	int last_nfds;
 };
 
 static struct fake fk;
 
-static int recv_msg(int fd, struct vu_msg *m, int *nfds)
+static int recv_msg(int fd, struct vhu_msg *m, int *nfds)
 {
 	char cbuf[CMSG_SPACE(sizeof(int) * 8)];
-	struct iovec iov = {m, VU_HDR_SIZE};
+	struct iovec iov = {m, VHU_HDR_SIZE};
 	struct msghdr mh = {
 	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
-	if (recvmsg(fd, &mh, 0) != VU_HDR_SIZE)
+	if (recvmsg(fd, &mh, 0) != VHU_HDR_SIZE)
 		return -1;
 	*nfds = 0;
 	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
@@ -56,7 +56,7 @@ static void *fake_main(void *arg)
 {
 	(void)arg;
 	int c = accept(fk.lfd, NULL, NULL);
-	struct vu_msg m;
+	struct vhu_msg m;
 
 	while (c >= 0 && recv_msg(c, &m, &fk.last_nfds) == 0) {
 		fk.last = m;
@@ -64,13 +64,13 @@ static void *fake_main(void *arg)
 			break;
 		if (fk.how == SILENT)
 			continue;
-		if (m.request == VU_GET_FEATURES || (m.flags & VU_FLAG_NEED_REPLY)) {
-			struct vu_msg r = {
-			    .request = m.request, .flags = VU_FLAG_REPLY | 1, .size = 8};
-			r.payload.u64 = m.request == VU_GET_FEATURES ? 0x1234 : (fk.how == NACK);
+		if (m.request == VHU_GET_FEATURES || (m.flags & VHU_FLAG_NEED_REPLY)) {
+			struct vhu_msg r = {
+			    .request = m.request, .flags = VHU_FLAG_REPLY | 1, .size = 8};
+			r.payload.u64 = m.request == VHU_GET_FEATURES ? 0x1234 : (fk.how == NACK);
 			if (fk.how == WRONG_REQUEST)
 				r.request = 77;
-			if (write(c, &r, VU_HDR_SIZE + 8) < 0)
+			if (write(c, &r, VHU_HDR_SIZE + 8) < 0)
 				break;
 		}
 	}
@@ -110,10 +110,10 @@ Test(vu_client, get_features_round_trip)
 
 	start_fake(ANSWER);
 	cr_assert_eq(vu_connect(&c, fk.path, 1000), 0, "%s", c.err);
-	cr_assert_eq(vu_get_u64(&c, VU_GET_FEATURES, &f), 0, "%s", c.err);
+	cr_assert_eq(vu_get_u64(&c, VHU_GET_FEATURES, &f), 0, "%s", c.err);
 	cr_assert_eq(f, 0x1234);
-	cr_assert_eq(fk.last.request, VU_GET_FEATURES);
-	cr_assert_eq(fk.last.flags & 3, VU_FLAG_VERSION);
+	cr_assert_eq(fk.last.request, VHU_GET_FEATURES);
+	cr_assert_eq(fk.last.flags & 3, VHU_FLAG_VERSION);
 	stop_fake(&c);
 }
 
@@ -124,14 +124,14 @@ Test(vu_client, wire_layout_and_fds)
 
 	start_fake(ANSWER);
 	cr_assert_eq(vu_connect(&c, fk.path, 1000), 0);
-	cr_assert_eq(vu_set_state(&c, VU_SET_VRING_NUM, 3, 256), 0);
-	cr_assert_eq(vu_set_vring_fd(&c, VU_SET_VRING_KICK, 2, efd[0]), 0);
+	cr_assert_eq(vu_set_state(&c, VHU_SET_VRING_NUM, 3, 256), 0);
+	cr_assert_eq(vu_set_vring_fd(&c, VHU_SET_VRING_KICK, 2, efd[0]), 0);
 	cr_assert_eq(vu_sync(&c), 0); /* everything above has been read */
 	/* the last message before the sync was the kick with one fd */
-	cr_assert_eq(vu_set_vring_fd(&c, VU_SET_VRING_CALL, 5, -1), 0);
+	cr_assert_eq(vu_set_vring_fd(&c, VHU_SET_VRING_CALL, 5, -1), 0);
 	cr_assert_eq(vu_sync(&c), 0);
 	stop_fake(&c);
-	cr_assert_eq(fk.last.request, VU_GET_FEATURES);
+	cr_assert_eq(fk.last.request, VHU_GET_FEATURES);
 	close(efd[0]);
 	close(efd[1]);
 }
@@ -143,15 +143,15 @@ Test(vu_client, kick_message_carries_fd)
 
 	start_fake(SILENT);
 	cr_assert_eq(vu_connect(&c, fk.path, 1000), 0);
-	cr_assert_eq(vu_set_vring_fd(&c, VU_SET_VRING_KICK, 2, fd), 0);
+	cr_assert_eq(vu_set_vring_fd(&c, VHU_SET_VRING_KICK, 2, fd), 0);
 	usleep(100000);
-	cr_assert_eq(fk.last.request, VU_SET_VRING_KICK);
+	cr_assert_eq(fk.last.request, VHU_SET_VRING_KICK);
 	cr_assert_eq(fk.last.size, 8);
 	cr_assert_eq(fk.last.payload.u64, 2);
 	cr_assert_eq(fk.last_nfds, 1);
-	cr_assert_eq(vu_set_vring_fd(&c, VU_SET_VRING_CALL, 1, -1), 0);
+	cr_assert_eq(vu_set_vring_fd(&c, VHU_SET_VRING_CALL, 1, -1), 0);
 	usleep(100000);
-	cr_assert_eq(fk.last.payload.u64, 1 | VU_VRING_NOFD);
+	cr_assert_eq(fk.last.payload.u64, 1 | VHU_VRING_NOFD);
 	cr_assert_eq(fk.last_nfds, 0);
 	stop_fake(&c);
 	close(fd);
@@ -163,10 +163,10 @@ Test(vu_client, reply_ack_nack_is_an_error)
 
 	start_fake(NACK);
 	cr_assert_eq(vu_connect(&c, fk.path, 1000), 0);
-	c.proto_features = 1ull << VU_PF_REPLY_ACK;
-	cr_assert_eq(vu_set_u64(&c, VU_SET_FEATURES, 1), -EPROTO);
+	c.proto_features = 1ull << VHU_PF_REPLY_ACK;
+	cr_assert_eq(vu_set_u64(&c, VHU_SET_FEATURES, 1), -EPROTO);
 	cr_assert(strstr(c.err, "refused SET_FEATURES"), "%s", c.err);
-	cr_assert(fk.last.flags & VU_FLAG_NEED_REPLY);
+	cr_assert(fk.last.flags & VHU_FLAG_NEED_REPLY);
 	stop_fake(&c);
 }
 
@@ -178,7 +178,7 @@ Test(vu_client, no_reply_is_a_bounded_timeout)
 	start_fake(SILENT);
 	cr_assert_eq(vu_connect(&c, fk.path, 200), 0);
 	t0 = fb_now_ns();
-	cr_assert_eq(vu_get_u64(&c, VU_GET_FEATURES, &f), -ETIMEDOUT);
+	cr_assert_eq(vu_get_u64(&c, VHU_GET_FEATURES, &f), -ETIMEDOUT);
 	cr_assert_lt(fb_now_ns() - t0, 2000000000ull);
 	cr_assert(strstr(c.err, "no reply to GET_FEATURES"), "%s", c.err);
 	stop_fake(&c);
@@ -191,7 +191,7 @@ Test(vu_client, hang_up_is_reported)
 
 	start_fake(HANG_UP);
 	cr_assert_eq(vu_connect(&c, fk.path, 1000), 0);
-	cr_assert_eq(vu_get_u64(&c, VU_GET_FEATURES, &f), -ECONNRESET);
+	cr_assert_eq(vu_get_u64(&c, VHU_GET_FEATURES, &f), -ECONNRESET);
 	cr_assert(strstr(c.err, "closed the connection"), "%s", c.err);
 	cr_assert(vu_peer_closed(&c));
 	stop_fake(&c);
@@ -204,7 +204,7 @@ Test(vu_client, wrong_reply_is_a_protocol_error)
 
 	start_fake(WRONG_REQUEST);
 	cr_assert_eq(vu_connect(&c, fk.path, 1000), 0);
-	cr_assert_eq(vu_get_u64(&c, VU_GET_FEATURES, &f), -EPROTO);
+	cr_assert_eq(vu_get_u64(&c, VHU_GET_FEATURES, &f), -EPROTO);
 	stop_fake(&c);
 }
 
