@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "daemon/lcores.h"
+#include "ftl/num_parse.h"
 
 #define LC_MAX_NUM 1023
 
@@ -23,17 +24,12 @@ struct lc_set {
 
 static int lc_num(const char **p, unsigned *out)
 {
-	char *end;
-	unsigned long v;
+	uint64_t v;
+	int rc = num_scan(p, LC_MAX_NUM, &v);
 
-	if (!isdigit((unsigned char)**p))
-		return -EINVAL;
-	v = strtoul(*p, &end, 10);
-	if (v > LC_MAX_NUM)
-		return -ERANGE;
-	*p = end;
-	*out = (unsigned)v;
-	return 0;
+	if (rc == 0)
+		*out = (unsigned)v;
+	return rc;
 }
 
 static int lc_add(struct lc_set *s, unsigned v)

@@ -14,24 +14,9 @@
 
 #include "daemon/options.h"
 #include "ftl/fm_model_registry.h"
+#include "ftl/num_parse.h"
 
 #define MB (1ull << 20)
-
-/* Strict decimal (or 0x / 0 octal with base 0) unsigned parse, whole string. */
-static int opt_u64(const char *s, int base, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	if (s == NULL || *s == '\0' || *s == '-' || *s == '+')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, base);
-	if (errno != 0 || *end != '\0')
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
 
 static int dev_bad(char *err, size_t errlen, const char *key, const char *val, const char *why)
 {
@@ -44,7 +29,7 @@ static int dev_uint(const char *key, const char *val, uint64_t lo, uint64_t hi, 
 {
 	char why[96];
 
-	if (opt_u64(val, 10, out) != 0 || *out < lo || *out > hi) {
+	if (num_parse(val, 0, lo, hi, out) != 0) {
 		snprintf(why, sizeof(why), "expected an integer from %llu to %llu",
 			 (unsigned long long)lo, (unsigned long long)hi);
 		return dev_bad(err, errlen, key, val, why);
@@ -91,9 +76,9 @@ static int dev_key(struct femud_dev_opts *d, const char *key, const char *val, c
 		d->queues = (unsigned)v;
 		return rc;
 	} else if (strcmp(key, "secsz") == 0) {
-		if (strcmp(val, "512") != 0 && strcmp(val, "4096") != 0)
+		if (num_u64(val, &v) != 0 || (v != 512 && v != 4096))
 			return dev_bad(err, errlen, key, val, "expected 512 or 4096");
-		d->secsz = (uint32_t)atoi(val);
+		d->secsz = (uint32_t)v;
 	} else if (strcmp(key, "serial") == 0) {
 		if (strlen(val) > FEMUD_SERIAL_LEN)
 			return dev_bad(err, errlen, key, val, "longer than 20 bytes");
@@ -119,7 +104,7 @@ static int dev_key(struct femud_dev_opts *d, const char *key, const char *val, c
 		d->format = v != 0;
 		return rc;
 	} else if (strcmp(key, "sock_mode") == 0) {
-		if (opt_u64(val, 8, &v) != 0 || v > 0777)
+		if (num_parse(val, NUM_OCTAL, 0, 0777, &v) != 0)
 			return dev_bad(err, errlen, key, val,
 				       "expected octal permission bits, e.g. 0660");
 		d->sock_mode = (unsigned)v;
@@ -299,7 +284,7 @@ static bool opts_log_level_ok(const char *s)
 	uint64_t v;
 
 	lvl = lvl ? lvl + 1 : s;
-	if (opt_u64(lvl, 10, &v) == 0)
+	if (num_u64(lvl, &v) == 0)
 		return v >= 1 && v <= 8;
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (strcmp(lvl, names[i]) == 0)
@@ -316,7 +301,7 @@ static int opts_one(struct femud_opts *o, int c, char *err, size_t errlen)
 		o->lcores = optarg;
 		return 0;
 	case OPT_MBE_NODE:
-		if (opt_u64(optarg, 10, &v) != 0 || v > 1023) {
+		if (num_parse(optarg, 0, 0, 1023, &v) != 0) {
 			snprintf(err, errlen, "--mbe-node: '%s' is not a NUMA node number", optarg);
 			return -EINVAL;
 		}
@@ -347,7 +332,7 @@ static int opts_one(struct femud_opts *o, int c, char *err, size_t errlen)
 		o->no_huge = true;
 		return 0;
 	case OPT_QEMU_PID:
-		if (opt_u64(optarg, 10, &v) != 0 || v == 0 || v > INT_MAX) {
+		if (num_parse(optarg, 0, 1, INT_MAX, &v) != 0) {
 			snprintf(err, errlen, "--qemu-pid: '%s' is not a process id", optarg);
 			return -EINVAL;
 		}

@@ -11,6 +11,7 @@
 
 #include "daemon/log.h"
 #include "daemon/placement.h"
+#include "ftl/num_parse.h"
 #include "numa/mbe.h"
 #include "numa/place.h"
 
@@ -63,18 +64,18 @@ static int placement_auto_lcores(struct femud_placement *p, struct place_topo *t
 				 size_t errlen)
 {
 	unsigned cpus[FEMUD_MAX_LCORES];
-	unsigned pollers = 1;
+	uint64_t pollers = 1;
 	int node = p->opts->mbe_node >= 0 ? p->opts->mbe_node : 0;
 	const char *colon = strchr(p->opts->lcores, ':');
 	int n;
 
-	if (colon != NULL && (sscanf(colon + 1, "%u", &pollers) != 1 || pollers == 0 ||
-			      pollers >= FEMUD_MAX_LCORES)) {
+	if ((colon != NULL && num_parse(colon + 1, 0, 1, FEMUD_MAX_LCORES - 1, &pollers) != 0) ||
+	    (colon == NULL && strcmp(p->opts->lcores, "auto") != 0)) {
 		snprintf(err, errlen, "--lcores '%s': expected auto or auto:N (N pollers)",
 			 p->opts->lcores);
 		return -EINVAL;
 	}
-	n = place_auto_lcores(t, node, pollers + 1, cpus, err, errlen);
+	n = place_auto_lcores(t, node, (unsigned)pollers + 1, cpus, err, errlen);
 	if (n > 0 && placement_cpu_listed(cpus, (unsigned)n, 0))
 		n = -1; /* no room for a separate main lcore away from CPU 0 */
 	if (n > 0) {
@@ -82,7 +83,7 @@ static int placement_auto_lcores(struct femud_placement *p, struct place_topo *t
 		return 0;
 	}
 	err[0] = '\0';
-	n = place_auto_lcores(t, node, pollers, cpus, err, errlen);
+	n = place_auto_lcores(t, node, (unsigned)pollers, cpus, err, errlen);
 	if (n < 0) {
 		char why[256];
 

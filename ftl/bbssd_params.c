@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "ftl/bbssd.h"
+#include "ftl/num_parse.h"
 
 #define MIB ((uint64_t)1024 * 1024)
 #define MAX_LAT_NS ((uint64_t)10000000000) /* 10 s: any single NAND / bus / firmware time */
@@ -72,21 +73,6 @@ static const struct bbssd_opt *opt_find(const char *key)
 	return NULL;
 }
 
-/* Decimal digits only: no sign, no spaces, no suffix. */
-static int parse_u64(const char *s, uint64_t *out)
-{
-	char *end;
-
-	if (s == NULL || *s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno != 0 || *end != '\0')
-		return -1;
-	*out = v;
-	return 0;
-}
-
 static int parse_one(struct bbssd_params *p, const struct fm_kv *kv, char *err, size_t errlen)
 {
 	const struct bbssd_opt *o = opt_find(kv->key);
@@ -96,7 +82,7 @@ static int parse_one(struct bbssd_params *p, const struct fm_kv *kv, char *err, 
 		snprintf(err, errlen, "unknown key '%s' for femu_mode=1 (BlackBox SSD)", kv->key);
 		return -EINVAL;
 	}
-	if (parse_u64(kv->val, &v) != 0) {
+	if (num_u64(kv->val, &v) != 0) {
 		snprintf(err, errlen, "%s=%s: not a non-negative decimal number", kv->key,
 			 kv->val ? kv->val : "");
 		return -EINVAL;

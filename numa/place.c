@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <hwloc.h>
 
@@ -420,11 +421,41 @@ uint64_t place_node_pages(const struct place_topo *t, int os_node, uint64_t page
 
 /* ------------------------------------------------------------ checks */
 
+const char *place_process_name(pid_t pid, char *buf, size_t len)
+{
+	char path[64], exe[4096];
+	ssize_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	n = readlink(path, exe, sizeof(exe) - 1);
+	if (n > 0) {
+		const char *base;
+
+		exe[n] = '\0';
+		base = strrchr(exe, '/');
+		snprintf(buf, len, "%s", base ? base + 1 : exe);
+		return buf;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	f = fopen(path, "r");
+	if (f != NULL && fgets(buf, (int)len, f) != NULL) {
+		buf[strcspn(buf, "\n")] = '\0';
+		fclose(f);
+		return buf;
+	}
+	if (f != NULL)
+		fclose(f);
+	snprintf(buf, len, "unknown");
+	return buf;
+}
+
 int place_check_pid_overlap(const unsigned *cpus, unsigned n, pid_t pid, char *msgs, size_t len)
 {
 	cpu_set_t *set;
 	size_t setsize;
 	int ncpu = 4096, found = 0;
+	char name[64];
 	unsigned i;
 
 	set = CPU_ALLOC(ncpu);
@@ -442,10 +473,12 @@ int place_check_pid_overlap(const unsigned *cpus, unsigned n, pid_t pid, char *m
 	}
 	for (i = 0; i < n; i++) {
 		if (cpus[i] < (unsigned)ncpu && CPU_ISSET_S(cpus[i], setsize, set)) {
+			if (found == 0)
+				place_process_name(pid, name, sizeof(name));
 			append_line(msgs, len,
-				    "poller CPU %u: process %d (QEMU) may also run on it; "
-				    "pin QEMU away from femud's CPUs",
-				    cpus[i], (int)pid);
+				    "poller CPU %u: process %d (%s) may also run on it; "
+				    "pin it away from femud's CPUs",
+				    cpus[i], (int)pid, name);
 			found++;
 		}
 	}
@@ -637,50 +670,6 @@ int place_auto_lcores(const struct place_topo *t, int os_node, unsigned n_poller
 }
 
 /* ------------------------------------------------------------ formatting */
-
-int place_parse_size(const char *s, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-	uint64_t mult = 1;
-
-	if (s == NULL || *s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno != 0)
-		return -1;
-	switch (*end) {
-	case 'k':
-	case 'K':
-		mult = 1ULL << 10;
-		end++;
-		break;
-	case 'm':
-	case 'M':
-		mult = 1ULL << 20;
-		end++;
-		break;
-	case 'g':
-	case 'G':
-		mult = 1ULL << 30;
-		end++;
-		break;
-	case 't':
-	case 'T':
-		mult = 1ULL << 40;
-		end++;
-		break;
-	default:
-		break;
-	}
-	if (mult > 1 && (strcmp(end, "iB") == 0 || strcmp(end, "B") == 0))
-		end += strlen(end);
-	if (*end != '\0' || (v != 0 && mult > UINT64_MAX / v))
-		return -1;
-	*out = (uint64_t)v * mult;
-	return 0;
-}
 
 char *place_format_cpulist(const unsigned *cpus, unsigned n, char *buf, size_t len)
 {

@@ -120,6 +120,12 @@ int place_check_pollers(const struct place_topo *t, const unsigned *cpus, unsign
 int place_check_pid_overlap(const unsigned *cpus, unsigned n, pid_t pid, char *msgs, size_t len);
 
 /*
+ * The name of process pid for messages: the file name of its executable
+ * (/proc/PID/exe), else its comm, else "unknown".  Returns buf.
+ */
+const char *place_process_name(pid_t pid, char *buf, size_t len);
+
+/*
  * Note (one line per CPU, appended to msgs) every poller CPU that the kernel
  * does not keep free for it: not in isolcpus= (other tasks may be scheduled
  * there) or not in nohz_full= (the timer tick still interrupts it).  Reads
@@ -139,9 +145,6 @@ int place_check_isolation(const char *sysfs_dir, const unsigned *cpus, unsigned 
  */
 int place_auto_lcores(const struct place_topo *t, int os_node, unsigned n_pollers,
 		      unsigned *cpus_out, char *err, size_t errlen);
-
-/* Parse a size: "4G", "512M", "1024k", "1T", plain bytes. 0 on success. */
-int place_parse_size(const char *s, uint64_t *out);
 
 /* Format a CPU list compactly ("0-3,8,10-11"); returns buf. */
 char *place_format_cpulist(const unsigned *cpus, unsigned n, char *buf, size_t len);

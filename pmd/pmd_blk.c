@@ -122,6 +122,10 @@ static void queue_stop(struct pmd_conn *c, uint16_t qid)
 	q = c->vq[qid];
 	pmd_poller_detach(q);
 	c->dev->stats.kicks[qid] += kicks_drain(q->kickfd);
+	if (PMD_CTR_READ(q->st.call_errors) > 0)
+		PMD_LOG(WARNING,
+			"%s queue %u: %" PRIu64 " calls could not be sent (call fd write failed)",
+			c->dev->path, qid, PMD_CTR_READ(q->st.call_errors));
 	rte_vhost_set_vring_base(c->vid, qid, q->last_avail, q->used_idx);
 	pmd_vq_stats_add(&c->dev->stats.q[qid], &q->st);
 	c->vq[qid] = NULL;
@@ -465,7 +469,9 @@ static int on_new_connection(int vid)
 	dev = dev_of_path(path);
 	if (dev == NULL || dev->closing) {
 		PMD_LOG(ERR, "%s: connection refused, device is going away", path);
-	} else if (by_vid[vid] != NULL || (c = calloc(1, sizeof(*c))) == NULL) {
+	} else if (by_vid[vid] != NULL) {
+		PMD_LOG(ERR, "%s: connection refused, connection id %d is still in use", path, vid);
+	} else if ((c = calloc(1, sizeof(*c))) == NULL) {
 		PMD_LOG(ERR, "%s: connection refused, out of memory", path);
 	} else if (rte_vhost_extern_callback_register(vid, &extern_ops, NULL) != 0) {
 		PMD_LOG(ERR, "%s: cannot register message hooks", path);

@@ -57,6 +57,7 @@
 	X(errors, "errors", PMD_CTR_SUM)	   /* requests answered IOERR or UNSUPP */         \
 	X(calls, "calls", PMD_CTR_SUM)		   /* interrupts sent (callfd writes) */           \
 	X(calls_saved, "calls_saved", PMD_CTR_SUM) /* used updates the guest wanted no call for */ \
+	X(call_errors, "call_errors", PMD_CTR_SUM) /* calls whose callfd write failed */           \
 	X(deferred, "deferred", PMD_CTR_SUM)	   /* completions posted from the timer heap */    \
 	X(late, "late", PMD_CTR_SUM)		   /* of those, > PMD_LATE_NS after due */         \
 	X(late_ns_sum, "late_ns_sum", PMD_CTR_SUM) /* ns late, summed over late completions */     \

@@ -392,12 +392,15 @@ static unsigned vq_take(struct pmd_vq *q, uint64_t now, struct pmd_chain *c)
 	return i;
 }
 
+/* Write the call eventfd; a failed write is counted (the control path reports it). */
 static void vq_call(struct pmd_vq *q)
 {
 	static const uint64_t one = 1;
 
-	if (q->callfd >= 0 && write(q->callfd, &one, sizeof(one)) == sizeof(one))
+	if (likely(write(q->callfd, &one, sizeof(one)) == sizeof(one)))
 		PMD_CTR_INC(q->st.calls);
+	else
+		PMD_CTR_INC(q->st.call_errors);
 }
 
 /* Publish used->idx and send at most one call if the guest asked for it. */
@@ -414,7 +417,9 @@ static void vq_publish_notify(struct pmd_vq *q)
 	else
 		need = !(ld16(&q->avail->flags) & VRING_AVAIL_F_NO_INTERRUPT);
 	q->signalled_used = q->used_idx;
-	if (need && q->callfd >= 0)
+	if (q->callfd < 0)
+		return; /* a poll queue: no call to send or to save */
+	if (need)
 		vq_call(q);
 	else
 		PMD_CTR_INC(q->st.calls_saved);

@@ -4,10 +4,13 @@
  */
 #include "fb_opts.h"
 
+#include "ftl/num_parse.h"
+
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,50 +46,7 @@ void fb_opts_defaults(struct fb_opts *o)
 
 int fb_parse_size(const char *s, uint64_t *out)
 {
-	char *end;
-	unsigned long long v;
-	unsigned shift = 0;
-
-	if (!s || !*s || *s == '-')
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s)
-		return -1;
-	switch (*end) {
-	case '\0':
-		break;
-	case 'k':
-	case 'K':
-		shift = 10;
-		end++;
-		break;
-	case 'm':
-	case 'M':
-		shift = 20;
-		end++;
-		break;
-	case 'g':
-	case 'G':
-		shift = 30;
-		end++;
-		break;
-	case 't':
-	case 'T':
-		shift = 40;
-		end++;
-		break;
-	default:
-		return -1;
-	}
-	if (*end == 'i' || *end == 'B') /* accept 4KiB, 4KB */
-		end += (*end == 'i' && end[1] == 'B') ? 2 : 1;
-	if (*end != '\0')
-		return -1;
-	if (shift && v > (UINT64_MAX >> shift))
-		return -1;
-	*out = (uint64_t)v << shift;
-	return 0;
+	return num_parse(s, FB_SIZE_FLAGS, 0, UINT64_MAX, out) == 0 ? 0 : -1;
 }
 
 /* A parsed list being filled: out[0..n) of at most max entries. */
@@ -132,34 +92,13 @@ int fb_parse_bs_list(const char *s, uint32_t *out, unsigned max, unsigned *n)
 	return 0;
 }
 
-static int parse_uint(const char *s, unsigned long long max, unsigned long long *out)
-{
-	char *end;
-	unsigned long long v;
-
-	if (!s || !*s || *s == '-')
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s || *end || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 static int cpu_item(char *tok, struct list_out *l)
 {
-	unsigned long long a, b;
-	char *dash = strchr(tok, '-');
+	uint64_t a, b;
 
-	if (dash)
-		*dash = '\0';
-	if (parse_uint(tok, 4095, &a) < 0)
+	if (num_range(tok, 0, FB_MAX_CPU_NUM, &a, &b) != 0)
 		return -1;
-	b = a;
-	if (dash && (parse_uint(dash + 1, 4095, &b) < 0 || b < a))
-		return -1;
-	for (unsigned long long c = a; c <= b; c++) {
+	for (uint64_t c = a; c <= b; c++) {
 		if (l->n == l->max)
 			return -1;
 		((int *)l->out)[l->n++] = (int)c;
@@ -236,70 +175,6 @@ void fb_opts_usage(FILE *out)
 		"  -h, --help\n");
 }
 
-enum {
-	O_RW = 256,
-	O_MIX,
-	O_BS,
-	O_QD,
-	O_QUEUES,
-	O_QSIZE,
-	O_TIME,
-	O_IOS,
-	O_SIZE,
-	O_OFFSET,
-	O_CPUS,
-	O_VERIFY,
-	O_VGEN,
-	O_VMAP,
-	O_JSON,
-	O_HOSTILE,
-	O_PEER,
-	O_PEER_CPU,
-	O_NO_EVIDX,
-	O_HUGE,
-	O_TIMEOUT,
-	O_SEED,
-	O_CASE,
-	O_RAMP,
-	O_RATE,
-	O_BURST,
-	O_GAP,
-};
-
-static const struct option long_opts[] = {
-    {"socket", required_argument, NULL, 's'},
-    {"rw", required_argument, NULL, O_RW},
-    {"mix", required_argument, NULL, O_MIX},
-    {"bs", required_argument, NULL, O_BS},
-    {"qd", required_argument, NULL, O_QD},
-    {"queues", required_argument, NULL, O_QUEUES},
-    {"qsize", required_argument, NULL, O_QSIZE},
-    {"time", required_argument, NULL, O_TIME},
-    {"ramp", required_argument, NULL, O_RAMP},
-    {"ios", required_argument, NULL, O_IOS},
-    {"size", required_argument, NULL, O_SIZE},
-    {"offset", required_argument, NULL, O_OFFSET},
-    {"cpus", required_argument, NULL, O_CPUS},
-    {"verify", no_argument, NULL, O_VERIFY},
-    {"verify-gen", required_argument, NULL, O_VGEN},
-    {"verify-map", required_argument, NULL, O_VMAP},
-    {"json", no_argument, NULL, O_JSON},
-    {"hostile", no_argument, NULL, O_HOSTILE},
-    {"case", required_argument, NULL, O_CASE},
-    {"selftest-peer", no_argument, NULL, O_PEER},
-    {"peer-cpu", required_argument, NULL, O_PEER_CPU},
-    {"no-event-idx", no_argument, NULL, O_NO_EVIDX},
-    {"hugepages", no_argument, NULL, O_HUGE},
-    {"timeout", required_argument, NULL, O_TIMEOUT},
-    {"seed", required_argument, NULL, O_SEED},
-    {"rate", required_argument, NULL, O_RATE},
-    {"burst", required_argument, NULL, O_BURST},
-    {"gap-us", required_argument, NULL, O_GAP},
-    {"quiet", no_argument, NULL, 'q'},
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0},
-};
-
 static int fail(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
@@ -309,47 +184,206 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 	return -1;
 }
 
-static int parse_rw(const char *s, enum fb_rw *rw)
+static int parse_rw(struct fb_opts *o, const char *s)
 {
 	for (unsigned i = 0; i < sizeof(rw_names) / sizeof(rw_names[0]); i++)
 		if (strcmp(s, rw_names[i]) == 0) {
-			*rw = (enum fb_rw)i;
+			o->rw = (enum fb_rw)i;
 			return 0;
 		}
 	return -1;
 }
 
-/* A number > 0 and <= max (seconds, requests per second). */
-static int parse_positive(const char *s, double max, double *out)
+static int parse_bs(struct fb_opts *o, const char *s)
 {
-	char *end;
-	double v;
+	return fb_parse_bs_list(s, o->bs, FB_MAX_BS, &o->nbs);
+}
 
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !(v > 0) || v > max)
-		return -1;
-	*out = v;
+static int parse_cpus(struct fb_opts *o, const char *s)
+{
+	return fb_parse_cpu_list(s, o->cpus, FB_MAX_CPUS, &o->ncpus);
+}
+
+/* --verify-map FILE: keep the expectations in FILE; implies --verify. */
+static int parse_vmap(struct fb_opts *o, const char *s)
+{
+	o->verify_map = s;
+	o->verify = true;
 	return 0;
+}
+
+static int parse_time(struct fb_opts *o, const char *s)
+{
+	return num_double(s, 0, 1e6, &o->time_s) == 0 ? 0 : -1;
+}
+
+static int parse_ramp(struct fb_opts *o, const char *s)
+{
+	return num_double(s, 0, 1e6, &o->ramp_s) == 0 ? 0 : -1;
+}
+
+/* --rate IOPS: requests per second in total, > 0. */
+static int parse_rate(struct fb_opts *o, const char *s)
+{
+	return num_double(s, 0, 1e9, &o->rate) == 0 ? 0 : -1;
 }
 
 int fb_parse_range(const char *s, uint32_t max, uint32_t *lo, uint32_t *hi)
 {
-	unsigned long long a, b;
-	char *end;
+	uint64_t a, b;
 
-	if (!s || *s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	a = strtoull(s, &end, 10);
-	b = a;
-	if (!errno && *end == '-' && end[1] >= '0' && end[1] <= '9')
-		b = strtoull(end + 1, &end, 10);
-	if (errno || *end || a > b || b > max)
+	if (num_range(s, 0, max, &a, &b) != 0)
 		return -1;
 	*lo = (uint32_t)a;
 	*hi = (uint32_t)b;
 	return 0;
+}
+
+/* --gap-us LO[-HI]: idle time after each burst, us. */
+static int parse_gap(struct fb_opts *o, const char *s)
+{
+	return fb_parse_range(s, 10000000, &o->gap_us_lo, &o->gap_us_hi);
+}
+
+/* How an option's value is stored. */
+enum opt_kind {
+	K_STR,	/* const char * field = the argument */
+	K_SET,	/* bool field = the row's value (no argument) */
+	K_NUM,	/* unsigned / int / uint64_t field, checked by the row's num_spec */
+	K_FN,	/* the row's own parser */
+	K_HELP, /* print the usage */
+};
+
+/* One command-line option: its name, where it goes, what it accepts. */
+struct opt_row {
+	const char *name; /* long name */
+	int letter;	  /* short option, 0 for none */
+	enum opt_kind kind;
+	size_t off;	      /* offsetof(struct fb_opts, field) */
+	size_t width;	      /* K_NUM: sizeof the field (4 or 8) */
+	bool set;	      /* K_SET: the value stored */
+	struct num_spec spec; /* K_NUM; spec.expect: the message of a bad value */
+	int (*parse)(struct fb_opts *o, const char *arg); /* K_FN: 0 or -1 */
+};
+
+#define FB_STR_(x) #x
+#define FB_STR(x) FB_STR_(x)
+#define FIELD(f) offsetof(struct fb_opts, f), sizeof(((struct fb_opts *)0)->f)
+#define ROW_STR(n, l, f)                                                                           \
+	{                                                                                          \
+		n, l, K_STR, FIELD(f), false, {0}, NULL                                            \
+	}
+#define ROW_SET(n, l, f, v)                                                                        \
+	{                                                                                          \
+		n, l, K_SET, FIELD(f), v, {0}, NULL                                                \
+	}
+#define ROW_NUM(n, f, fl, lo, hi, ex)                                                              \
+	{                                                                                          \
+		n, 0, K_NUM, FIELD(f), false, {fl, lo, hi, ex}, NULL                               \
+	}
+#define ROW_FN(n, fn, ex)                                                                          \
+	{                                                                                          \
+		n, 0, K_FN, 0, 0, false, {0, 0, 0, ex}, fn                                         \
+	}
+
+static const struct opt_row opt_rows[] = {
+    ROW_STR("socket", 's', sock),
+    ROW_FN("rw", parse_rw, "expected randread, randwrite, read, write or randrw"),
+    ROW_NUM("mix", mix, 0, 0, 100, "a percentage 0..100"),
+    ROW_FN("bs", parse_bs, "up to " FB_STR(FB_MAX_BS) " sizes, multiples of 512 from 512 to 1M"),
+    ROW_NUM("qd", qd, 0, 1, 1024, "1..1024"),
+    ROW_NUM("queues", queues, 0, 1, FB_MAX_QUEUES, "1.." FB_STR(FB_MAX_QUEUES)),
+    ROW_NUM("qsize", qsize, 0, 0, FB_MAX_QSIZE, "a power of two from 4 to " FB_STR(FB_MAX_QSIZE)),
+    ROW_FN("time", parse_time, "seconds > 0"),
+    ROW_FN("ramp", parse_ramp, "seconds > 0"),
+    ROW_NUM("ios", ios, 0, 1, UINT64_MAX, "a count > 0"),
+    ROW_NUM("size", size, FB_SIZE_FLAGS, 1, UINT64_MAX, "bytes > 0 (k/m/g suffixes)"),
+    ROW_NUM("offset", offset, FB_SIZE_FLAGS, 0, UINT64_MAX, "bytes (k/m/g suffixes)"),
+    ROW_FN("cpus", parse_cpus, "a list like 1 or 0,2 or 1-3"),
+    ROW_SET("verify", 0, verify, true),
+    ROW_NUM("verify-gen", verify_gen, 0, 0, UINT64_MAX, "a number"),
+    ROW_FN("verify-map", parse_vmap, "a file"),
+    ROW_SET("json", 0, json, true),
+    ROW_SET("hostile", 0, hostile, true),
+    ROW_STR("case", 0, hostile_case),
+    ROW_SET("selftest-peer", 0, selftest_peer, true),
+    ROW_NUM("peer-cpu", peer_cpu, 0, 0, FB_MAX_CPU_NUM, "a CPU number"),
+    ROW_SET("no-event-idx", 0, event_idx, false),
+    ROW_SET("hugepages", 0, hugepages, true),
+    ROW_NUM("timeout", timeout_ms, 0, 1, 3600000, "milliseconds 1..3600000"),
+    ROW_NUM("seed", seed, 0, 0, UINT64_MAX, "a number"),
+    ROW_FN("rate", parse_rate, "requests per second > 0"),
+    ROW_NUM("burst", burst, 0, 1, 1u << 30, "requests per burst > 0"),
+    ROW_FN("gap-us", parse_gap, "us, or LO-HI with LO <= HI <= 10000000"),
+    ROW_SET("quiet", 'q', quiet, true),
+    {"help", 'h', K_HELP, 0, 0, false, {0}, NULL},
+};
+#define NROWS (sizeof(opt_rows) / sizeof(opt_rows[0]))
+
+/* getopt_long's table and short-option string for opt_rows (row i answers 256 + i). */
+static void opt_getopt_tables(struct option *lo, char *shorts)
+{
+	size_t ns = 0;
+
+	shorts[ns++] = ':';
+	for (size_t i = 0; i < NROWS; i++) {
+		const struct opt_row *r = &opt_rows[i];
+		bool arg = r->kind != K_SET && r->kind != K_HELP;
+
+		lo[i] = (struct option){r->name, arg ? required_argument : no_argument, NULL,
+					(int)(256 + i)};
+		if (r->letter) {
+			shorts[ns++] = (char)r->letter;
+			if (arg)
+				shorts[ns++] = ':';
+		}
+	}
+	lo[NROWS] = (struct option){NULL, 0, NULL, 0};
+	shorts[ns] = '\0';
+}
+
+static void store_num(struct fb_opts *o, const struct opt_row *r, uint64_t v)
+{
+	char *field = (char *)o + r->off;
+
+	if (r->width == sizeof(uint64_t)) {
+		memcpy(field, &v, sizeof(v));
+	} else {
+		uint32_t v32 = (uint32_t)v; /* unsigned or int field; the range fits */
+
+		memcpy(field, &v32, sizeof(v32));
+	}
+}
+
+/* Apply one option; 1 after --help, -1 with a message naming the option. */
+static int opt_apply(struct fb_opts *o, const struct opt_row *r, const char *arg, char *err,
+		     size_t errlen)
+{
+	char name[32];
+	uint64_t v;
+
+	switch (r->kind) {
+	case K_STR:
+		memcpy((char *)o + r->off, &arg, sizeof(arg));
+		return 0;
+	case K_SET:
+		*(bool *)((char *)o + r->off) = r->set;
+		return 0;
+	case K_NUM:
+		snprintf(name, sizeof(name), "--%s", r->name);
+		if (num_parse_key(name, arg, &r->spec, &v, err, errlen) != 0)
+			return -1;
+		store_num(o, r, v);
+		return 0;
+	case K_FN:
+		if (r->parse(o, arg) < 0)
+			return fail(err, errlen, "--%s %s: %s", r->name, arg, r->spec.expect);
+		return 0;
+	case K_HELP:
+		fb_opts_usage(stdout);
+		return 1;
+	}
+	return -1;
 }
 
 static int check_pacing(const struct fb_opts *o, char *err, size_t errlen)
@@ -391,154 +425,26 @@ static int check_combination(struct fb_opts *o, char *err, size_t errlen)
 
 int fb_opts_parse(struct fb_opts *o, int argc, char **argv, char *err, size_t errlen)
 {
-	unsigned long long v;
-	int c;
+	struct option lo[NROWS + 1];
+	char shorts[2 * NROWS + 2];
+	int c, rc;
 
+	opt_getopt_tables(lo, shorts);
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":s:qh", long_opts, NULL)) != -1) {
-		switch (c) {
-		case 's':
-			o->sock = optarg;
-			break;
-		case 'q':
-			o->quiet = true;
-			break;
-		case 'h':
-			fb_opts_usage(stdout);
-			return 1;
-		case O_RW:
-			if (parse_rw(optarg, &o->rw) < 0)
-				return fail(err, errlen,
-					    "--rw %s: expected randread, randwrite, "
-					    "read, write or randrw",
-					    optarg);
-			break;
-		case O_MIX:
-			if (parse_uint(optarg, 100, &v) < 0)
-				return fail(err, errlen, "--mix %s: a percentage 0..100", optarg);
-			o->mix = (unsigned)v;
-			break;
-		case O_BS:
-			if (fb_parse_bs_list(optarg, o->bs, FB_MAX_BS, &o->nbs) < 0)
-				return fail(err, errlen,
-					    "--bs %s: up to %d sizes, multiples of 512 "
-					    "from 512 to 1M",
-					    optarg, FB_MAX_BS);
-			break;
-		case O_QD:
-			if (parse_uint(optarg, 1024, &v) < 0 || v == 0)
-				return fail(err, errlen, "--qd %s: 1..1024", optarg);
-			o->qd = (unsigned)v;
-			break;
-		case O_QUEUES:
-			if (parse_uint(optarg, FB_MAX_QUEUES, &v) < 0 || v == 0)
-				return fail(err, errlen, "--queues %s: 1..%d", optarg,
-					    FB_MAX_QUEUES);
-			o->queues = (unsigned)v;
-			break;
-		case O_QSIZE:
-			if (parse_uint(optarg, FB_MAX_QSIZE, &v) < 0)
-				return fail(err, errlen, "--qsize %s: a power of two from 4 to %d",
-					    optarg, FB_MAX_QSIZE);
-			o->qsize = (unsigned)v;
-			break;
-		case O_TIME:
-			if (parse_positive(optarg, 1e6, &o->time_s) < 0)
-				return fail(err, errlen, "--time %s: seconds > 0", optarg);
-			break;
-		case O_RAMP:
-			if (parse_positive(optarg, 1e6, &o->ramp_s) < 0)
-				return fail(err, errlen, "--ramp %s: seconds > 0", optarg);
-			break;
-		case O_IOS:
-			if (parse_uint(optarg, UINT64_MAX, &v) < 0 || v == 0)
-				return fail(err, errlen, "--ios %s: a count > 0", optarg);
-			o->ios = v;
-			break;
-		case O_SIZE:
-			if (fb_parse_size(optarg, &o->size) < 0 || o->size == 0)
-				return fail(err, errlen, "--size %s: bytes > 0 (k/m/g suffixes)",
-					    optarg);
-			break;
-		case O_OFFSET:
-			if (fb_parse_size(optarg, &o->offset) < 0)
-				return fail(err, errlen, "--offset %s: bytes (k/m/g suffixes)",
-					    optarg);
-			break;
-		case O_CPUS:
-			if (fb_parse_cpu_list(optarg, o->cpus, FB_MAX_CPUS, &o->ncpus) < 0)
-				return fail(err, errlen, "--cpus %s: a list like 1 or 0,2 or 1-3",
-					    optarg);
-			break;
-		case O_VERIFY:
-			o->verify = true;
-			break;
-		case O_VGEN:
-			if (parse_uint(optarg, UINT64_MAX, &v) < 0)
-				return fail(err, errlen, "--verify-gen %s: a number", optarg);
-			o->verify_gen = v;
-			break;
-		case O_VMAP:
-			o->verify_map = optarg;
-			o->verify = true;
-			break;
-		case O_JSON:
-			o->json = true;
-			break;
-		case O_HOSTILE:
-			o->hostile = true;
-			break;
-		case O_CASE:
-			o->hostile_case = optarg;
-			break;
-		case O_PEER:
-			o->selftest_peer = true;
-			break;
-		case O_PEER_CPU:
-			if (parse_uint(optarg, 4095, &v) < 0)
-				return fail(err, errlen, "--peer-cpu %s: a CPU number", optarg);
-			o->peer_cpu = (int)v;
-			break;
-		case O_NO_EVIDX:
-			o->event_idx = false;
-			break;
-		case O_HUGE:
-			o->hugepages = true;
-			break;
-		case O_TIMEOUT:
-			if (parse_uint(optarg, 3600000, &v) < 0 || v == 0)
-				return fail(err, errlen, "--timeout %s: milliseconds 1..3600000",
-					    optarg);
-			o->timeout_ms = (unsigned)v;
-			break;
-		case O_SEED:
-			if (parse_uint(optarg, UINT64_MAX, &v) < 0)
-				return fail(err, errlen, "--seed %s: a number", optarg);
-			o->seed = v;
-			break;
-		case O_RATE:
-			if (parse_positive(optarg, 1e9, &o->rate) < 0)
-				return fail(err, errlen, "--rate %s: requests per second > 0",
-					    optarg);
-			break;
-		case O_BURST:
-			if (parse_uint(optarg, 1u << 30, &v) < 0 || v == 0)
-				return fail(err, errlen, "--burst %s: requests per burst > 0",
-					    optarg);
-			o->burst = (unsigned)v;
-			break;
-		case O_GAP:
-			if (fb_parse_range(optarg, 10000000, &o->gap_us_lo, &o->gap_us_hi) < 0)
-				return fail(err, errlen,
-					    "--gap-us %s: us, or LO-HI with LO <= HI <= 10000000",
-					    optarg);
-			break;
-		case ':':
+	while ((c = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
+		const struct opt_row *r = NULL;
+
+		for (size_t i = 0; i < NROWS && r == NULL; i++)
+			if (c == (int)(256 + i) || (opt_rows[i].letter && c == opt_rows[i].letter))
+				r = &opt_rows[i];
+		if (c == ':')
 			return fail(err, errlen, "%s needs a value", argv[optind - 1]);
-		default:
+		if (r == NULL)
 			return fail(err, errlen, "unknown option %s", argv[optind - 1]);
-		}
+		rc = opt_apply(o, r, optarg, err, errlen);
+		if (rc != 0)
+			return rc;
 	}
 	if (optind < argc)
 		return fail(err, errlen, "unexpected argument %s", argv[optind]);

@@ -13,11 +13,14 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "ftl/num_parse.h"
+
 #define FB_MAX_BS 8	     /* block sizes in one --bs list */
 #define FB_MAX_CPUS 64	     /* entries in --cpus */
 #define FB_MAX_QUEUES 64     /* virtqueues one run may use */
 #define FB_MAX_QSIZE 1024    /* split virtqueue size limit */
 #define FB_MAX_IO (1u << 20) /* largest single request, bytes */
+#define FB_MAX_CPU_NUM 4095  /* largest CPU number in --cpus, --peer-cpu */
 
 enum fb_rw { FB_RW_RANDREAD, FB_RW_RANDWRITE, FB_RW_READ, FB_RW_WRITE, FB_RW_RANDRW };
 
@@ -67,7 +70,10 @@ void fb_opts_defaults(struct fb_opts *o);
  */
 int fb_opts_parse(struct fb_opts *o, int argc, char **argv, char *err, size_t errlen);
 
-/* "4096", "4k", "4K", "1m", "2G" -> bytes.  Returns -1 on junk or overflow. */
+/* Sizes in femu-bench's options: decimal or 0x hex, binary k/m/g/t suffixes (num_parse.h). */
+#define FB_SIZE_FLAGS (NUM_HEX | NUM_SUFFIX)
+
+/* "4096", "4k", "4KiB", "1m", "2G", "0x1000" -> bytes.  Returns -1 on junk or overflow. */
 int fb_parse_size(const char *s, uint64_t *out);
 
 /* "512,4k,64k" -> sizes (each a multiple of 512, 512..FB_MAX_IO). */

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "floor.h"
+#include "ftl/num_parse.h"
 
 struct floor_opts {
 	int cpu_a, cpu_b;
@@ -40,11 +41,12 @@ static void usage(FILE *f)
 
 static int parse_uint(const char *s, unsigned long max, unsigned long *out)
 {
-	char *end;
+	uint64_t v;
 
-	errno = 0;
-	*out = strtoul(s, &end, 10);
-	return (errno || end == s || *end || *s == '-' || *out > max) ? -1 : 0;
+	if (num_parse(s, 0, 0, max, &v) != 0)
+		return -1;
+	*out = (unsigned long)v;
+	return 0;
 }
 
 static int parse_opts(int argc, char **argv, struct floor_opts *o)

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ftl/num_parse.h"
 #include "numa/place.h"
 #include "tools/femu-place/emit.h"
 #include "tools/femu-place/plan.h"
@@ -58,10 +59,9 @@ static void usage(FILE *f)
 
 static int parse_uint(const char *opt, const char *s, unsigned *out)
 {
-	char *end;
-	unsigned long v = strtoul(s, &end, 10);
+	uint64_t v;
 
-	if (*s < '0' || *s > '9' || *end || v > UINT_MAX / 2) {
+	if (num_parse(s, 0, 0, UINT_MAX / 2, &v) != 0) {
 		fprintf(stderr, "femu-place: %s: '%s' is not a number\n", opt, s);
 		return -1;
 	}
@@ -71,7 +71,7 @@ static int parse_uint(const char *opt, const char *s, unsigned *out)
 
 static int parse_sz(const char *opt, const char *s, uint64_t *out)
 {
-	if (place_parse_size(s, out) != 0) {
+	if (num_size(s, out) != 0) {
 		fprintf(stderr, "femu-place: %s: '%s' is not a size (e.g. 512M, 4G)\n", opt, s);
 		return -1;
 	}
@@ -94,7 +94,7 @@ static int parse_huge(const char *s, struct place_request *rq)
 		rq->huge_size = 0;
 		return 0;
 	}
-	if (place_parse_size(s, &rq->huge_size) != 0 ||
+	if (num_size(s, &rq->huge_size) != 0 ||
 	    (rq->huge_size != 2 * MIB && rq->huge_size != 1024 * MIB)) {
 		fprintf(stderr, "femu-place: --hugepage-size: '%s' is not 2M, 1G or auto\n", s);
 		return -1;

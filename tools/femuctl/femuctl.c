@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -22,6 +23,7 @@
 #include <unistd.h>
 
 #include "ctl_client.h"
+#include "ftl/num_parse.h"
 
 #define CTL_DEFAULT_SOCK "/var/tmp/femud.sock"
 #define EXIT_USAGE 2
@@ -492,7 +494,8 @@ static const struct option long_opts[] = {
 /* Options anywhere on the line; the rest (command and arguments) compacted to argv[optind..]. */
 static int parse_opts(struct ctl *c, int argc, char **argv)
 {
-	char *end;
+	uint64_t v;
+	double secs;
 	int o;
 
 	while ((o = getopt_long(argc, argv, "+s:jw:n:fQt:h", long_opts, NULL)) != -1) {
@@ -504,8 +507,7 @@ static int parse_opts(struct ctl *c, int argc, char **argv)
 			c->json = true;
 			break;
 		case 'w':
-			c->watch = strtod(optarg, &end);
-			if (*end != '\0' || !(c->watch >= 0.01 && c->watch <= 3600)) {
+			if (num_double(optarg, 0, 3600, &c->watch) != 0 || c->watch < 0.01) {
 				fprintf(stderr,
 					"femuctl: --watch '%s': seconds from 0.01 to 3600\n",
 					optarg);
@@ -513,12 +515,12 @@ static int parse_opts(struct ctl *c, int argc, char **argv)
 			}
 			break;
 		case 'n':
-			c->count = strtol(optarg, &end, 10);
-			if (*end != '\0' || c->count < 1) {
+			if (num_parse(optarg, 0, 1, LONG_MAX, &v) != 0) {
 				fprintf(stderr, "femuctl: --count '%s': a positive integer\n",
 					optarg);
 				return -1;
 			}
+			c->count = (long)v;
 			break;
 		case 'f':
 			c->force = true;
@@ -527,11 +529,11 @@ static int parse_opts(struct ctl *c, int argc, char **argv)
 			c->queues = true;
 			break;
 		case 't':
-			c->timeout_ms = (int)(strtod(optarg, &end) * 1000);
-			if (*end != '\0' || c->timeout_ms < 1) {
+			if (num_double(optarg, 0, INT_MAX / 1000, &secs) != 0 || secs * 1000 < 1) {
 				fprintf(stderr, "femuctl: --timeout '%s': seconds > 0\n", optarg);
 				return -1;
 			}
+			c->timeout_ms = (int)(secs * 1000);
 			break;
 		case 'h':
 			usage(stdout);

@@ -271,12 +271,30 @@ Test(place_check, qemu_pid_through_check_pollers)
 	unsigned cpus[] = {(unsigned)cpu};
 	char msgs[1024];
 	int n = place_check_pollers(t, cpus, 1, -1, child, msgs, sizeof(msgs));
+	char want[128], name[64];
 
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
 	cr_expect_eq(n, 1, "%s", msgs);
-	cr_expect(strstr(msgs, "(QEMU) may also run on it") != NULL, "%s", msgs);
+	/* the frontend is named by its executable (here: this test, forked) */
+	snprintf(want, sizeof(want), "process %d (%s) may also run on it", (int)child,
+		 place_process_name(getpid(), name, sizeof(name)));
+	cr_expect(strstr(msgs, want) != NULL, "'%s' lacks '%s'", msgs, want);
+	cr_expect(strstr(name, "test_") == name, "named %s", name);
 	place_topology_free(t);
+}
+
+Test(place_check, process_named_by_its_executable)
+{
+	char name[64];
+	pid_t child = fork();
+
+	cr_assert_str_eq(place_process_name(getpid(), name, sizeof(name)), "test_numa_place");
+	cr_assert_geq(child, 0);
+	if (child == 0)
+		_exit(0);
+	waitpid(child, NULL, 0); /* gone: no exe, no comm */
+	cr_assert_str_eq(place_process_name(child, name, sizeof(name)), "unknown");
 }
 
 Test(place_check, vanished_pid_is_reported)
@@ -351,25 +369,6 @@ Test(place_auto, no_smt)
 }
 
 /* ------------------------------------------------------------ helpers */
-
-Test(place_util, parse_size)
-{
-	uint64_t v = 0;
-
-	cr_expect_eq(place_parse_size("4G", &v), 0);
-	cr_expect_eq(v, 4ULL << 30);
-	cr_expect_eq(place_parse_size("512M", &v), 0);
-	cr_expect_eq(v, 512ULL << 20);
-	cr_expect_eq(place_parse_size("4GiB", &v), 0);
-	cr_expect_eq(v, 4ULL << 30);
-	cr_expect_eq(place_parse_size("1000", &v), 0);
-	cr_expect_eq(v, 1000);
-	cr_expect_eq(place_parse_size("1.5G", &v), -1);
-	cr_expect_eq(place_parse_size("G", &v), -1);
-	cr_expect_eq(place_parse_size("", &v), -1);
-	cr_expect_eq(place_parse_size("-1", &v), -1);
-	cr_expect_eq(place_parse_size("99999999999T", &v), -1);
-}
 
 Test(place_util, format_cpulist)
 {

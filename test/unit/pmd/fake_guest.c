@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "fake_guest.h"
+#include "pmd/virtio_blk_wire.h"
 
 void fg_init(struct fake_guest *g)
 {
@@ -43,6 +44,20 @@ void fg_desc(struct vring_desc *d, uint64_t gpa, uint32_t len, uint16_t flags, u
 	d->len = len;
 	d->flags = flags;
 	d->next = next;
+}
+
+uint16_t fg_read_chain(struct fake_guest *g, struct vring_desc *desc, unsigned i, uint64_t sector)
+{
+	struct virtio_blk_outhdr h = {.type = VIRTIO_BLK_T_IN, .sector = sector};
+	uint16_t d0 = (uint16_t)(3 * i);
+
+	memcpy(fg_host(g, FG_REQ_HDR(i)), &h, sizeof(h));
+	*(uint8_t *)fg_host(g, FG_REQ_STATUS(i)) = 0xff;
+	fg_desc(&desc[d0], FG_REQ_HDR(i), 16, VRING_DESC_F_NEXT, d0 + 1);
+	fg_desc(&desc[d0 + 1], FG_REQ_DATA(i), 4096, VRING_DESC_F_NEXT | VRING_DESC_F_WRITE,
+		d0 + 2);
+	fg_desc(&desc[d0 + 2], FG_REQ_STATUS(i), 1, VRING_DESC_F_WRITE, 0);
+	return d0;
 }
 
 static struct fake_model *to_fake(struct fm_model *m)

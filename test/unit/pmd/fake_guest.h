@@ -34,6 +34,17 @@ void fg_fini(struct fake_guest *g);
 void *fg_host(struct fake_guest *g, uint64_t gpa);
 void fg_desc(struct vring_desc *d, uint64_t gpa, uint32_t len, uint16_t flags, uint16_t next);
 
+/* Request i's buffers in region A: 16-byte header, 4 KiB of data, status byte. */
+#define FG_REQ_HDR(i) (FG_A_GPA + 0x100 + 32 * (i))
+#define FG_REQ_DATA(i) (FG_A_GPA + 0x1000 + 0x1000 * (i))
+#define FG_REQ_STATUS(i) (FG_A_GPA + 0x800 + (i))
+
+/*
+ * Write a 4 KiB read of `sector` as request i: its header, a status byte of
+ * 0xff, and the chain of descriptors 3i..3i+2 in desc.  Returns the head.
+ */
+uint16_t fg_read_chain(struct fake_guest *g, struct vring_desc *desc, unsigned i, uint64_t sector);
+
 /* A prefetch hint the recording model got. */
 struct fm_rec_pf {
 	enum fm_op op;

@@ -9,6 +9,7 @@
  */
 #include <criterion/criterion.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -16,9 +17,9 @@
 #include "pmd/vq.h"
 
 #define QSZ 16
-#define HDR(i) (FG_A_GPA + 0x100 + 32 * (i))
-#define DATA(i) (FG_A_GPA + 0x1000 + 0x1000 * (i))
-#define STATUS(i) (FG_A_GPA + 0x800 + (i))
+#define HDR(i) FG_REQ_HDR(i)
+#define DATA(i) FG_REQ_DATA(i)
+#define STATUS(i) FG_REQ_STATUS(i)
 
 static struct fake_guest g;
 static struct pmd_blk_target t;
@@ -61,15 +62,7 @@ static void make_q(bool event_idx, int callfd)
 /* Post a 4 KiB read as chain i (descriptors 3i..3i+2). */
 static void post_read(unsigned i, uint64_t sector)
 {
-	struct virtio_blk_outhdr h = {.type = VIRTIO_BLK_T_IN, .sector = sector};
-	uint16_t d0 = (uint16_t)(3 * i);
-
-	memcpy(fg_host(&g, HDR(i)), &h, sizeof(h));
-	*(uint8_t *)fg_host(&g, STATUS(i)) = 0xff;
-	fg_desc(&desc[d0], HDR(i), 16, VRING_DESC_F_NEXT, d0 + 1);
-	fg_desc(&desc[d0 + 1], DATA(i), 4096, VRING_DESC_F_NEXT | VRING_DESC_F_WRITE, d0 + 2);
-	fg_desc(&desc[d0 + 2], STATUS(i), 1, VRING_DESC_F_WRITE, 0);
-	avail->ring[avail->idx % QSZ] = d0;
+	avail->ring[avail->idx % QSZ] = fg_read_chain(&g, desc, i, sector);
 	avail->idx++;
 }
 
@@ -194,6 +187,32 @@ Test(vq, event_idx_call_only_when_asked)
 	cr_assert_eq(calls_pending(), 0);
 	cr_assert_eq(q->st.calls, 1);
 	cr_assert_eq(q->st.calls_saved, 1);
+}
+
+Test(vq, poll_queue_sends_and_saves_no_calls)
+{
+	make_q(true, -1);
+	*(uint16_t *)&avail->ring[QSZ] = 5; /* the guest wants no call yet: irrelevant */
+	post_read(0, 0);
+	post_read(1, 0);
+	pmd_vq_sweep(q, 0, &scratch);
+	cr_assert_eq(used->idx, 2);
+	cr_assert_eq(q->st.calls, 0);
+	cr_assert_eq(q->st.calls_saved, 0, "no call fd: nothing was saved");
+	cr_assert_eq(q->st.call_errors, 0);
+}
+
+Test(vq, failed_call_write_is_counted)
+{
+	efd = open("/dev/null", O_RDONLY); /* a write to it fails (EBADF) */
+	cr_assert_geq(efd, 0);
+	make_q(false, efd);
+	post_read(0, 0);
+	pmd_vq_sweep(q, 0, &scratch);
+	cr_assert_eq(used->idx, 1, "the completion is posted all the same");
+	cr_assert_eq(q->st.calls, 0);
+	cr_assert_eq(q->st.call_errors, 1);
+	cr_assert_eq(q->st.calls_saved, 0);
 }
 
 Test(vq, at_most_one_call_per_sweep)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# femu_bench_restart.sh - femu-bench against a second backend and across a
+# qsd_restart_verify.sh - femu-bench against a second backend and across a
 # backend restart: qemu-storage-daemon exporting a file (aio=io_uring) takes
 # a verified write pass on 2 queues, is stopped and restarted on the same
 # file, and a new femu-bench verifies the data with the same generation (the

@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * test_ctl.c - pmd_blk.c's control path over a stubbed rte_vhost
+ * (vhost_stub.c): queues stopped around SET_MEM_TABLE and restarted where
+ * they were, GET_VRING_BASE storing the indexes rte_vhost replies with
+ * (completions still held are posted first), SET_VRING_BASE near the
+ * 16-bit wrap, inflight requests replayed oldest first, a taken connection
+ * id refused, GET_QUEUE_NUM answered.
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "fake_guest.h"
+#include "pmd/pmd.h"
+#include "pmd/virtio_blk_wire.h"
+#include "vhost_stub.h"
+
+#define QSZ 16
+#define STATUS(i) FG_REQ_STATUS(i)
+
+static struct fake_guest g;
+static struct fake_model m;
+static struct pmd_blk *dev;
+static char dir[64];
+static struct vring_desc *desc;
+static struct vring_avail *avail;
+static struct vring_used *used;
+
+static void setup(void)
+{
+	struct pmd_blk_params p = {
+	    .queues = 2, .blk_size = 512, .capacity_bytes = 1ULL << 20, .sock_mode = 0600};
+	struct pmd_blk_target unused;
+	char err[256] = "";
+
+	ut_stub_reset();
+	fg_init(&g);
+	fg_target(&unused, &m, 1ULL << 20); /* resets the recording model */
+	m.base.ops = &fake_model_ops;
+	snprintf(dir, sizeof(dir), "/tmp/test_ctl.XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(ut_ifname, sizeof(ut_ifname), "%s/blk.sock", dir);
+	p.path = ut_ifname;
+	cr_assert_eq(pmd_blk_create(&p, &fake_model_ops, &m.base, &dev, err, sizeof(err)), 0, "%s",
+		     err);
+	cr_assert_not_null(ut_dev_ops);
+	cr_assert_eq(ut_dev_ops->new_connection(ut_vid), 0);
+	cr_assert_not_null(ut_ext_ops);
+
+	desc = (struct vring_desc *)g.b;
+	avail = (struct vring_avail *)(g.b + 0x1000);
+	used = (struct vring_used *)(g.b + 0x2000);
+	/* memory table checks want a file behind each region, as long as the region */
+	for (uint32_t i = 0; i < g.mem->nregions; i++) {
+		int fd = memfd_create("test_ctl", MFD_CLOEXEC);
+
+		cr_assert_geq(fd, 0);
+		cr_assert_eq(ftruncate(fd, (off_t)g.mem->regions[i].size), 0);
+		g.mem->regions[i].fd = fd;
+		g.mem->regions[i].mmap_addr = (void *)(uintptr_t)g.mem->regions[i].host_user_addr;
+		g.mem->regions[i].mmap_size = g.mem->regions[i].size;
+	}
+	ut_mem = g.mem;
+	ut_vrings[0].vr.desc = desc;
+	ut_vrings[0].vr.avail = avail;
+	ut_vrings[0].vr.used = used;
+	ut_vrings[0].vr.size = QSZ;
+}
+
+static void teardown(void)
+{
+	ut_dev_ops->destroy_connection(ut_vid);
+	pmd_blk_destroy(dev);
+	rmdir(dir);
+	for (uint32_t i = 0; i < g.mem->nregions; i++)
+		close(g.mem->regions[i].fd);
+	fg_fini(&g);
+}
+
+TestSuite(ctl, .init = setup, .fini = teardown);
+
+/* Put a 4 KiB read of sector `sector` as chain i (head 3i) in avail slot `slot`. */
+static void post_read_at(unsigned i, uint64_t sector, uint16_t slot)
+{
+	avail->ring[slot % QSZ] = fg_read_chain(&g, desc, i, sector);
+}
+
+static void post_read(unsigned i, uint64_t sector)
+{
+	post_read_at(i, sector, avail->idx);
+	avail->idx++;
+}
+
+static enum rte_vhost_msg_result hook(bool pre, uint32_t request, uint32_t index)
+{
+	struct vhu_msg msg = {.request = request, .flags = VHU_FLAG_VERSION};
+
+	msg.payload.state.index = index;
+	msg.size = sizeof(msg.payload.state);
+	return pre ? ut_ext_ops->pre_msg_handle(ut_vid, &msg)
+		   : ut_ext_ops->post_msg_handle(ut_vid, &msg);
+}
+
+static uint8_t status_of(unsigned i)
+{
+	return *(uint8_t *)fg_host(&g, STATUS(i));
+}
+
+Test(ctl, enable_starts_the_queue_from_the_vring_base)
+{
+	ut_vrings[0].last_avail = 5;
+	ut_vrings[0].last_used = 5;
+	avail->idx = 5;
+	used->idx = 5;
+	cr_assert_eq(ut_dev_ops->vring_state_changed(ut_vid, 0, 1), 0);
+	cr_assert_not_null(ut_queue(0));
+	cr_assert_eq(ut_queue(0)->last_avail, 5);
+	cr_assert_eq(ut_queue(0)->used_idx, 5);
+	post_read(0, 8);
+	ut_sweep(100);
+	cr_assert_eq(m.calls, 1);
+	cr_assert_eq(m.req[0].offset, 4096);
+	cr_assert_eq(used->idx, 6);
+	cr_assert_eq(used->ring[5].id, 0);
+	/* an enable of a queue the device does not offer is ignored */
+	cr_assert_eq(ut_dev_ops->vring_state_changed(ut_vid, 2, 1), 0);
+	cr_assert_null(ut_queue(2));
+}
+
+Test(ctl, set_mem_table_stops_and_restarts_where_it_was)
+{
+	cr_assert_eq(ut_dev_ops->vring_state_changed(ut_vid, 0, 1), 0);
+	post_read(0, 0);
+	post_read(1, 8);
+	ut_sweep(100);
+	cr_assert_eq(used->idx, 2);
+
+	cr_assert_eq(hook(true, VHU_SET_MEM_TABLE, 0), RTE_VHOST_MSG_RESULT_NOT_HANDLED);
+	cr_assert_null(ut_queue(0), "the poller must let go before rte_vhost unmaps");
+	cr_assert_eq(ut_vrings[0].last_avail, 2);
+	cr_assert_eq(ut_vrings[0].last_used, 2);
+	post_read(2, 16); /* the guest goes on; nobody serves it while stopped */
+	cr_assert_eq(m.calls, 2);
+
+	cr_assert_eq(hook(false, VHU_SET_MEM_TABLE, 0), RTE_VHOST_MSG_RESULT_NOT_HANDLED);
+	cr_assert_not_null(ut_queue(0), "restarted by the post hook");
+	cr_assert_eq(ut_queue(0)->last_avail, 2);
+	ut_sweep(200);
+	cr_assert_eq(m.calls, 3);
+	cr_assert_eq(m.req[2].offset, 16 * 512);
+	cr_assert_eq(used->idx, 3);
+	cr_assert_eq(used->ring[2].id, 6);
+	cr_assert_eq(status_of(2), VIRTIO_BLK_S_OK);
+}
+
+Test(ctl, set_mem_table_leaves_a_stopped_queue_stopped)
+{
+	cr_assert_eq(hook(true, VHU_SET_MEM_TABLE, 0), RTE_VHOST_MSG_RESULT_NOT_HANDLED);
+	cr_assert_eq(hook(false, VHU_SET_MEM_TABLE, 0), RTE_VHOST_MSG_RESULT_NOT_HANDLED);
+	cr_assert_null(ut_queue(0));
+	cr_assert_eq(ut_vrings[0].set_base_calls, 0);
+}
+
+Test(ctl, get_vring_base_posts_held_completions_and_stores_the_indexes)
+{
+	m.due_delta = 1000000000; /* the model holds the request for a second */
+	cr_assert_eq(ut_dev_ops->vring_state_changed(ut_vid, 0, 1), 0);
+	post_read(0, 0);
+	post_read(1, 8);
+	post_read(2, 16);
+	ut_sweep(100);
+	cr_assert_eq(m.calls, 3);
+	cr_assert_eq(used->idx, 0, "completions wait for their due time");
+
+	cr_assert_eq(hook(true, VHU_GET_VRING_BASE, 0), RTE_VHOST_MSG_RESULT_NOT_HANDLED);
+	cr_assert_null(ut_queue(0));
+	/* rte_vhost replies with last_avail: what femud stored, after posting all three */
+	cr_assert_eq(ut_vrings[0].last_avail, 3);
+	cr_assert_eq(ut_vrings[0].last_used, 3);
+	cr_assert_eq(used->idx, 3);
+	for (unsigned i = 0; i < 3; i++)
+		cr_assert_eq(status_of(i), VIRTIO_BLK_S_OK);
+}
+
+Test(ctl, get_vring_base_of_an_unknown_queue_stops_nothing)
+{
+	cr_assert_eq(ut_dev_ops->vring_state_changed(ut_vid, 0, 1), 0);
+	cr_assert_eq(hook(true, VHU_GET_VRING_BASE, 1), RTE_VHOST_MSG_RESULT_NOT_HANDLED);
+	cr_assert_eq(hook(true, VHU_GET_VRING_BASE, 100000), RTE_VHOST_MSG_RESULT_NOT_HANDLED);
+	cr_assert_not_null(ut_queue(0));
+	cr_assert_eq(ut_vrings[0].set_base_calls, 0);
+}
+
+Test(ctl, vring_base_near_the_16_bit_wrap)
+{
+	ut_vrings[0].last_avail = 65535;
+	ut_vrings[0].last_used = 65535;
+	used->idx = 65535;
+	avail->idx = 65535;
+	cr_assert_eq(ut_dev_ops->vring_state_changed(ut_vid, 0, 1), 0);
+	post_read(0, 0); /* avail slot 65535 % 16 = 15 */
+	post_read(1, 8); /* slot 0: the index wrapped to 0 */
+	post_read(2, 16);
+	cr_assert_eq(avail->idx, 2);
+	ut_sweep(100);
+	cr_assert_eq(m.calls, 3);
+	cr_assert_eq(m.req[0].offset, 0);
+	cr_assert_eq(m.req[1].offset, 4096);
+	cr_assert_eq(m.req[2].offset, 8192);
+	cr_assert_eq(used->idx, 2);
+	cr_assert_eq(used->ring[15].id, 0);
+	cr_assert_eq(used->ring[0].id, 3);
+	cr_assert_eq(used->ring[1].id, 6);
+	cr_assert_eq(hook(true, VHU_GET_VRING_BASE, 0), RTE_VHOST_MSG_RESULT_NOT_HANDLED);
+	cr_assert_eq(ut_vrings[0].last_avail, 2);
+	cr_assert_eq(ut_vrings[0].last_used, 2);
+}
+
+Test(ctl, inflight_requests_are_replayed_oldest_first)
+{
+	struct rte_vhost_inflight_info_split region;
+	/* rte_vhost lists them newest first (highest counter first) */
+	struct rte_vhost_resubmit_desc list[3] = {{6, 30}, {0, 20}, {3, 10}};
+	struct rte_vhost_resubmit_info rs = {.resubmit_list = list, .resubmit_num = 3};
+
+	/* the previous backend took heads 3, 0 and 6, in that order, and completed none */
+	post_read_at(1, 8, 0);
+	post_read_at(0, 0, 1);
+	post_read_at(2, 16, 2);
+	avail->idx = 3;
+	ut_vrings[0].last_avail = 3;
+	ut_vrings[0].inflight_split = &region;
+	ut_vrings[0].resubmit = &rs;
+	cr_assert_eq(ut_dev_ops->vring_state_changed(ut_vid, 0, 1), 0);
+	cr_assert_eq(rs.resubmit_num, 0, "the list is consumed");
+	ut_sweep(100);
+	cr_assert_eq(m.calls, 3);
+	cr_assert_eq(m.req[0].offset, 8 * 512, "oldest (head 3) first");
+	cr_assert_eq(m.req[1].offset, 0);
+	cr_assert_eq(m.req[2].offset, 16 * 512);
+	cr_assert_eq(used->idx, 3);
+	cr_assert_eq(used->ring[0].id, 3);
+	cr_assert_eq(used->ring[1].id, 0);
+	cr_assert_eq(used->ring[2].id, 6);
+	/* each replayed completion is published, then its inflight entry cleared */
+	cr_assert_eq(ut_ninflight, 6);
+	for (unsigned k = 0; k < 3; k++) {
+		cr_assert_eq(ut_inflight_op[2 * k], 'l');
+		cr_assert_eq(ut_inflight_op[2 * k + 1], 'c');
+		cr_assert_eq(ut_inflight_idx[2 * k + 1], used->ring[k].id);
+	}
+}
+
+Test(ctl, get_queue_num_is_answered_by_femud)
+{
+	struct vhu_msg msg = {.request = VHU_GET_QUEUE_NUM, .flags = VHU_FLAG_VERSION};
+
+	cr_assert_eq(ut_ext_ops->pre_msg_handle(ut_vid, &msg), RTE_VHOST_MSG_RESULT_REPLY);
+	cr_assert_eq(msg.payload.u64, 2);
+	cr_assert_eq(msg.size, sizeof(uint64_t));
+}
+
+Test(ctl, a_taken_connection_id_is_refused)
+{
+	cr_assert_neq(ut_dev_ops->new_connection(ut_vid), 0);
+	cr_assert_not_null(strstr(ut_last_log, "connection id 3 is still in use"), "%s",
+			   ut_last_log);
+}
+
+Test(ctl, device_slots_are_reclaimed_from_destroyed_devices)
+{
+	struct pmd_blk_params p = {
+	    .queues = 1, .blk_size = 512, .capacity_bytes = 1ULL << 20, .sock_mode = 0600};
+	char path[128], err[256] = "";
+	struct pmd_dev_snap snap;
+	struct pmd_blk *d;
+
+	/* far more devices than there are slots, one after another */
+	for (unsigned i = 0; i < 3 * 64; i++) {
+		snprintf(path, sizeof(path), "%s/d%u.sock", dir, i);
+		p.path = path;
+		cr_assert_eq(pmd_blk_create(&p, &fake_model_ops, &m.base, &d, err, sizeof(err)), 0,
+			     "device %u: %s", i, err);
+		pmd_blk_destroy(d);
+	}
+	pmd_blk_stats(dev, &snap);
+	cr_assert_eq(snap.connections, 1);
+	cr_assert_eq(snap.live_conns, 1);
+}

@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* vhost_stub.c - the rte_vhost stubs and fake pollers of vhost_stub.h. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pmd/pmd_clock.h"
+#include "pmd/poller.h"
+#include "vhost_stub.h"
+
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+
+int ut_vid = 3;
+uint64_t ut_features;
+struct rte_vhost_memory *ut_mem;
+struct ut_vring ut_vrings[UT_VRINGS];
+const struct rte_vhost_device_ops *ut_dev_ops;
+const struct rte_vhost_user_extern_ops *ut_ext_ops;
+char ut_inflight_op[UT_MAX_INFLIGHT_CALLS];
+uint16_t ut_inflight_idx[UT_MAX_INFLIGHT_CALLS];
+unsigned ut_ninflight;
+struct pmd_vq *ut_attached[UT_VRINGS * 4];
+unsigned ut_nattached;
+static struct pmd_chain ut_scratch;
+
+void ut_stub_reset(void)
+{
+	ut_features = 0;
+	ut_mem = NULL;
+	memset(ut_vrings, 0, sizeof(ut_vrings));
+	for (unsigned i = 0; i < UT_VRINGS; i++) {
+		ut_vrings[i].vr.callfd = -1;
+		ut_vrings[i].vr.kickfd = -1;
+	}
+	ut_ninflight = 0;
+	ut_nattached = 0;
+}
+
+/* ---- rte_log, rte_malloc: nothing to record ---- */
+
+int pmd_logtype;
+
+char ut_last_log[512];
+
+int rte_log(uint32_t level, uint32_t logtype, const char *format, ...)
+{
+	va_list ap;
+
+	va_start(ap, format);
+	vsnprintf(ut_last_log, sizeof(ut_last_log), format, ap);
+	va_end(ap);
+	return 0;
+}
+
+DEFINE_STUB(rte_zmalloc_socket, void *, (const char *type, size_t size, unsigned align, int socket),
+	    NULL) /* vq.c falls back to libc */
+DEFINE_STUB_V(rte_free, (void *p))
+
+/* ---- registration: results the test may set ---- */
+
+DEFINE_STUB(rte_vhost_driver_register, int, (const char *path, uint64_t flags), 0)
+DEFINE_STUB(rte_vhost_driver_unregister, int, (const char *path), 0)
+DEFINE_STUB(rte_vhost_driver_set_features, int, (const char *path, uint64_t features), 0)
+DEFINE_STUB(rte_vhost_driver_set_protocol_features, int, (const char *path, uint64_t features), 0)
+
+/* Listening leaves a file at path, as rte_vhost's socket does (pmd_blk.c chmods it). */
+int rte_vhost_driver_start(const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (f == NULL)
+		return -1;
+	fclose(f);
+	return 0;
+}
+
+int rte_vhost_driver_callback_register(const char *path, struct rte_vhost_device_ops const *ops)
+{
+	ut_dev_ops = ops;
+	return 0;
+}
+
+/* The socket path of the one fake connection (set by the test through the device). */
+char ut_ifname[108];
+
+int rte_vhost_get_ifname(int vid, char *buf, size_t len)
+{
+	if (vid != ut_vid)
+		return -1;
+	snprintf(buf, len, "%s", ut_ifname);
+	return 0;
+}
+
+int rte_vhost_extern_callback_register(int vid, struct rte_vhost_user_extern_ops const *ops,
+				       void *ctx)
+{
+	ut_ext_ops = ops;
+	return 0;
+}
+
+/* ---- per-connection state ---- */
+
+static struct ut_vring *vring_of(int vid, uint16_t qid)
+{
+	return vid == ut_vid && qid < UT_VRINGS ? &ut_vrings[qid] : NULL;
+}
+
+int rte_vhost_get_negotiated_features(int vid, uint64_t *features)
+{
+	*features = ut_features;
+	return vid == ut_vid ? 0 : -1;
+}
+
+int rte_vhost_get_vhost_vring(int vid, uint16_t qid, struct rte_vhost_vring *vr)
+{
+	struct ut_vring *v = vring_of(vid, qid);
+
+	if (v == NULL)
+		return -1;
+	*vr = v->vr;
+	return 0;
+}
+
+int rte_vhost_get_vring_base(int vid, uint16_t qid, uint16_t *last_avail, uint16_t *last_used)
+{
+	struct ut_vring *v = vring_of(vid, qid);
+
+	if (v == NULL)
+		return -1;
+	*last_avail = v->last_avail;
+	*last_used = v->last_used;
+	return 0;
+}
+
+int rte_vhost_set_vring_base(int vid, uint16_t qid, uint16_t last_avail, uint16_t last_used)
+{
+	struct ut_vring *v = vring_of(vid, qid);
+
+	if (v == NULL)
+		return -1;
+	v->last_avail = last_avail;
+	v->last_used = last_used;
+	v->set_base_calls++;
+	return 0;
+}
+
+int rte_vhost_get_mem_table(int vid, struct rte_vhost_memory **mem)
+{
+	size_t sz;
+
+	if (vid != ut_vid || ut_mem == NULL)
+		return -1;
+	sz = sizeof(*ut_mem) + ut_mem->nregions * sizeof(ut_mem->regions[0]);
+	*mem = malloc(sz); /* the caller frees it, as with rte_vhost */
+	if (*mem == NULL)
+		return -1;
+	memcpy(*mem, ut_mem, sz);
+	return 0;
+}
+
+int rte_vhost_get_vhost_ring_inflight(int vid, uint16_t qid, struct rte_vhost_ring_inflight *ri)
+{
+	struct ut_vring *v = vring_of(vid, qid);
+
+	if (v == NULL || v->inflight_split == NULL)
+		return -1;
+	memset(ri, 0, sizeof(*ri));
+	ri->inflight_split = v->inflight_split;
+	ri->resubmit_inflight = v->resubmit;
+	return 0;
+}
+
+static int inflight_record(char op, uint16_t idx)
+{
+	if (ut_ninflight < UT_MAX_INFLIGHT_CALLS) {
+		ut_inflight_op[ut_ninflight] = op;
+		ut_inflight_idx[ut_ninflight] = idx;
+	}
+	ut_ninflight++;
+	return 0;
+}
+
+int rte_vhost_set_inflight_desc_split(int vid, uint16_t qid, uint16_t idx)
+{
+	return inflight_record('s', idx);
+}
+
+int rte_vhost_set_last_inflight_io_split(int vid, uint16_t qid, uint16_t idx)
+{
+	return inflight_record('l', idx);
+}
+
+int rte_vhost_clr_inflight_desc_split(int vid, uint16_t qid, uint16_t last_used_idx, uint16_t idx)
+{
+	return inflight_record('c', idx);
+}
+
+/* ---- fake pollers ---- */
+
+unsigned pmd_poller_count(void)
+{
+	return 1;
+}
+
+int pmd_poller_node(unsigned idx)
+{
+	return 0;
+}
+
+int pmd_poller_attach(unsigned idx, struct pmd_vq *q)
+{
+	if (ut_nattached == sizeof(ut_attached) / sizeof(ut_attached[0]))
+		return -1;
+	ut_attached[ut_nattached++] = q;
+	return 0;
+}
+
+/* As the real poller does: flush the completions the queue still holds, then let go. */
+void pmd_poller_detach(struct pmd_vq *q)
+{
+	for (unsigned i = 0; i < ut_nattached; i++) {
+		if (ut_attached[i] != q)
+			continue;
+		pmd_vq_flush(q, pmd_now_ns());
+		ut_attached[i] = ut_attached[--ut_nattached];
+		return;
+	}
+	abort(); /* detach of a queue no poller holds */
+}
+
+/* Run fn as the (one, fake) poller would, between two sweeps. */
+void pmd_poller_call(unsigned idx, void (*fn)(void *arg), void *arg)
+{
+	fn(arg);
+}
+
+struct pmd_vq *ut_queue(uint16_t qid)
+{
+	for (unsigned i = 0; i < ut_nattached; i++)
+		if (ut_attached[i]->qid == qid)
+			return ut_attached[i];
+	return NULL;
+}
+
+void ut_sweep(uint64_t now_ns)
+{
+	for (unsigned i = 0; i < ut_nattached; i++)
+		pmd_vq_sweep(ut_attached[i], now_ns, &ut_scratch);
+}
