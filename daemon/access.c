@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 
 #include "daemon/access.h"
+#include "ftl/num_parse.h"
 #include "daemon/log.h"
 
 void femud_access_init(struct femud_access *a)
@@ -24,13 +25,12 @@ void femud_access_init(struct femud_access *a)
 /* A number that fits an id (not -1), whole string. */
 static bool id_number(const char *s, unsigned long *out)
 {
-	char *end;
+	uint64_t v;
 
-	if (*s < '0' || *s > '9')
+	if (num_parse(s, 0, 0, (uint64_t)(uid_t)-1 - 1, &v) != 0)
 		return false;
-	errno = 0;
-	*out = strtoul(s, &end, 10);
-	return errno == 0 && *end == '\0' && *out < (unsigned long)(uid_t)-1;
+	*out = (unsigned long)v;
+	return true;
 }
 
 static int user_id(const char *s, uid_t *uid)
