@@ -359,7 +359,7 @@ static int opts_one(struct femud_opts *o, int c, char *err, size_t errlen)
 		o->adaptive = strcmp(optarg, "adaptive") == 0;
 		return 0;
 	case OPT_IDLE_US:
-		if (opt_u64(optarg, 10, &v) != 0 || v > FEMUD_MAX_IDLE_US) {
+		if (num_parse(optarg, 0, 0, FEMUD_MAX_IDLE_US, &v) != 0) {
 			snprintf(err, errlen, "--idle-us: '%s' is not a number of us from 0 to %d",
 				 optarg, FEMUD_MAX_IDLE_US);
 			return -EINVAL;
