@@ -138,22 +138,3 @@ void fg_ring(struct fake_guest *g, struct fg_ring *r)
 	r->avail = (struct vring_avail *)(g->b + 0x1000);
 	r->used = (struct vring_used *)(g->b + 0x2000);
 }
-
-struct pmd_vq *fg_vq(struct fake_guest *g, const struct pmd_blk_target *t, uint16_t size,
-		     bool event_idx, int callfd, int kickfd)
-{
-	struct pmd_vq_setup s = {.size = size,
-				 .callfd = callfd,
-				 .kickfd = kickfd,
-				 .event_idx = event_idx,
-				 .indirect = true,
-				 .mem = g->mem,
-				 .target = t};
-	struct fg_ring r;
-
-	fg_ring(g, &r);
-	s.desc = r.desc;
-	s.avail = r.avail;
-	s.used = r.used;
-	return pmd_vq_create(&s);
-}
