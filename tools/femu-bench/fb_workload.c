@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "fb_time.h"
 #include "fb_verify.h"
@@ -323,6 +324,37 @@ static void pin(struct worker *w)
 			w->cpu);
 }
 
+/*
+ * Paced runs: when nothing is in flight and every queue waits for its next
+ * burst or rate slot, sleep until shortly before the earliest one (as an
+ * application thinks), so that an idle gap costs no CPU.  Latency is
+ * measured from submission, so the sleep does not count.
+ */
+#define PACE_SLEEP_MIN_NS 200000
+#define PACE_SLEEP_EARLY_NS 100000
+
+static void pace_sleep(struct worker *w)
+{
+	uint64_t now = fb_tsc(), first = UINT64_MAX;
+	double ns;
+
+	if (!w->run->o->burst && !w->rate_ticks)
+		return;
+	for (unsigned i = 0; i < w->nq; i++) {
+		const struct wq *q = &w->q[i];
+
+		if (q->inflight || q->next_tsc == 0 || q->burst_left)
+			return;
+		if (q->next_tsc < first)
+			first = q->next_tsc;
+	}
+	if (first <= now)
+		return;
+	ns = (double)(first - now) * 1e9 / fb_tsc_hz();
+	if (ns >= PACE_SLEEP_MIN_NS)
+		usleep((useconds_t)((ns - PACE_SLEEP_EARLY_NS) / 1000));
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
@@ -347,6 +379,8 @@ static void *worker_main(void *arg)
 			submitting = false;
 		if (!submitting && inflight == 0)
 			break;
+		if (submitting && inflight == 0)
+			pace_sleep(w);
 	}
 	w->cpu_s = thread_cpu_s() - cpu0;
 	return NULL;
