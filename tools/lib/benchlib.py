@@ -77,7 +77,8 @@ def start_femud(femud, tmp, cpu, size_mb, extra=(), queues=1, pollers=1, tag="fe
         cmd.remove("none")
     if pollers <= 1:
         cmd = ["taskset", "-c", str(cpu)] + cmd
-    with open(logf, "ab") as lf:
+    # a fresh log: a "ready" left by an earlier run with the same tag must not count
+    with open(logf, "wb") as lf:
         proc = subprocess.Popen(cmd, stdout=lf, stderr=subprocess.STDOUT, cwd=tmp,
                                 start_new_session=True)
     end = time.time() + 120
