@@ -74,6 +74,72 @@ static int config_devices(const char *file, json_t *root, json_t **devs, char *e
 	return 0;
 }
 
+/* Append one poller's member to a list "v1,v2,...": 0, or -EINVAL (err). */
+static int poller_value(json_t *p, size_t i, const char *key, char *list, size_t len, char *err,
+			size_t errlen)
+{
+	json_t *v = json_object_get(p, key);
+	size_t at = strlen(list);
+	int n;
+
+	if (json_is_string(v))
+		n = snprintf(list + at, len - at, "%s%s", at ? "," : "", json_string_value(v));
+	else if (json_is_integer(v) && json_integer_value(v) >= 0)
+		n = snprintf(list + at, len - at, "%s%" JSON_INTEGER_FORMAT, at ? "," : "",
+			     json_integer_value(v));
+	else {
+		snprintf(err, errlen, "poller %zu: \"%s\" must be a string or a number", i, key);
+		return -EINVAL;
+	}
+	if (n < 0 || (size_t)n >= len - at) {
+		snprintf(err, errlen, "poller %zu: too many pollers", i);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * "pollers": [{"poll_mode": "adaptive", "idle_us": 50}, ...] (optional):
+ * into o where the command line gave no --poll-mode / --idle-us.
+ */
+static int config_pollers(const char *file, json_t *root, struct femud_opts *o, char *err,
+			  size_t errlen)
+{
+	json_t *ps = json_object_get(root, "pollers"), *p;
+	char modes[1024] = "", idle[2048] = "", why[300], opt[300];
+	size_t i;
+	int rc = 0;
+
+	if (ps == NULL)
+		return 0;
+	if (!json_is_array(ps) || json_array_size(ps) == 0) {
+		snprintf(err, errlen, "--config %s: \"pollers\" must be a non-empty array", file);
+		return -EINVAL;
+	}
+	json_array_foreach(ps, i, p)
+	{
+		if (!json_is_object(p) || json_object_size(p) != 2) {
+			snprintf(
+			    err, errlen,
+			    "--config %s: poller %zu must be {\"poll_mode\": .., \"idle_us\": ..}",
+			    file, i);
+			return -EINVAL;
+		}
+		if (poller_value(p, i, "poll_mode", modes, sizeof(modes), why, sizeof(why)) != 0 ||
+		    poller_value(p, i, "idle_us", idle, sizeof(idle), why, sizeof(why)) != 0) {
+			snprintf(err, errlen, "--config %s: %s", file, why);
+			return -EINVAL;
+		}
+	}
+	snprintf(opt, sizeof(opt), "--config %s: pollers: poll_mode", file);
+	if (!o->adaptive_set)
+		rc = femud_opts_parse_poll_mode(o, modes, opt, err, errlen);
+	snprintf(opt, sizeof(opt), "--config %s: pollers: idle_us", file);
+	if (rc == 0 && !o->idle_us_set)
+		rc = femud_opts_parse_idle_us(o, idle, opt, err, errlen);
+	return rc;
+}
+
 int femud_config_load(const char *file, struct femud_opts *o, char *err, size_t errlen)
 {
 	json_error_t je;
@@ -87,6 +153,8 @@ int femud_config_load(const char *file, struct femud_opts *o, char *err, size_t 
 		return -EINVAL;
 	}
 	rc = config_devices(file, root, &devs, err, errlen);
+	if (rc == 0)
+		rc = config_pollers(file, root, o, err, errlen);
 	json_array_foreach(devs, i, dev)
 	{
 		if (rc != 0)

@@ -4,8 +4,11 @@
  * (the running devices, runtime changes included) and `femud --config FILE`
  * starts from.  Format (JSON):
  *   {"femud_config": 1,
- *    "devices": [{"path": "/run/vm1.sock", "devsz_mb": "1024", ...}, ...]}
+ *    "devices": [{"path": "/run/vm1.sock", "devsz_mb": "1024", ...}, ...],
+ *    "pollers": [{"poll_mode": "adaptive", "idle_us": 50}, ...]}
  * Each device object holds --dev keys; values are strings or integers.
+ * "pollers" (optional) holds each poller's poll mode in lcore order, as
+ * --poll-mode / --idle-us lists; the command line's options win.
  * A device is built as the --dev spec "key=value,..." and parsed by the
  * same parser, so it takes the same keys and gets the same errors.
  */
@@ -28,7 +31,8 @@ int femud_config_dev_spec(json_t *dev, char *spec, size_t len, char *err, size_t
 
 /*
  * Append the devices of a config file to o->devs (parsed as --dev would
- * be).  -EINVAL with a message naming the file and what is wrong.
+ * be) and take its pollers' modes where the command line gave none.  -EINVAL with a message naming
+ * the file and what is wrong.
  */
 int femud_config_load(const char *file, struct femud_opts *o, char *err, size_t errlen);
 

@@ -45,6 +45,24 @@ struct femud {
 
 static struct femud g_femud;
 
+/* One line per poller: "poller N poll-mode busy" or "... adaptive (idle N us)". */
+static void femud_print_poll_modes(const struct femud *f, FILE *out)
+{
+	unsigned n = f->place.lcores.n > 1 ? f->place.lcores.n - 1 : 1;
+
+	for (unsigned i = 0; i < n; i++) {
+		bool adaptive;
+		uint64_t idle_us;
+
+		femud_opts_poll_mode(&f->opts, i, &adaptive, &idle_us);
+		if (adaptive)
+			fprintf(out, "poller %u poll-mode adaptive (idle %llu us)\n", i,
+				(unsigned long long)idle_us);
+		else
+			fprintf(out, "poller %u poll-mode busy\n", i);
+	}
+}
+
 static void femud_print_plan(const struct femud *f, FILE *out)
 {
 	fprintf(out, "lcores %s (main lcore %u on CPU %d; %u poller%s)\n", f->place.lcores_str,
@@ -52,11 +70,7 @@ static void femud_print_plan(const struct femud *f, FILE *out)
 		f->place.lcores.n > 1 ? f->place.lcores.n - 1 : 1,
 		f->place.lcores.n > 2 ? "s" : "");
 	fprintf(out, "mbe-node %d\n", f->place.mbe_node);
-	if (f->opts.adaptive)
-		fprintf(out, "poll-mode adaptive (idle %llu us)\n",
-			(unsigned long long)f->opts.idle_us);
-	else
-		fprintf(out, "poll-mode busy\n");
+	femud_print_poll_modes(f, out);
 	for (unsigned i = 0; i < f->opts.ndevs; i++) {
 		const struct femud_dev_opts *d = &f->opts.devs[i];
 
@@ -171,10 +185,20 @@ static int femud_start_pmd(struct femud *f, char *err, size_t errlen)
 	int rc;
 
 	pmd_set_connect_hook(femud_on_connect, f);
-	rc = pmd_set_poll_mode(f->opts.adaptive ? PMD_POLL_ADAPTIVE : PMD_POLL_BUSY,
-			       f->opts.idle_us * 1000);
-	if (rc == 0)
-		rc = pmd_init(ids, n, main_polls);
+	rc = pmd_init(ids, n, main_polls);
+	for (unsigned i = 0; rc == 0 && i < n; i++) {
+		bool adaptive;
+		uint64_t idle_us;
+
+		femud_opts_poll_mode(&f->opts, i, &adaptive, &idle_us);
+		rc = pmd_poller_set_mode(i, adaptive ? PMD_POLL_ADAPTIVE : PMD_POLL_BUSY,
+					 idle_us * 1000);
+		if (rc == 0 && adaptive)
+			femud_log("poller %u (lcore %u): poll-mode adaptive (idle %llu us)", i,
+				  ids[i], (unsigned long long)idle_us);
+		else if (rc == 0)
+			femud_log("poller %u (lcore %u): poll-mode busy", i, ids[i]);
+	}
 	if (rc != 0) {
 		snprintf(err, errlen, "poller set-up failed: %s", strerror(-rc));
 		return rc;
@@ -362,10 +386,9 @@ int main(int argc, char **argv)
 		femud_teardown(f, false);
 		return 1;
 	}
-	femud_log("EAL up: %s, lcores %s, %llu MiB of backends, poll-mode %s",
+	femud_log("EAL up: %s, lcores %s, %llu MiB of backends",
 		  f->eal_huge ? "hugepages" : "no-huge", f->place.lcores_str,
-		  (unsigned long long)(backend_bytes >> 20),
-		  f->opts.adaptive ? "adaptive" : "busy");
+		  (unsigned long long)(backend_bytes >> 20));
 	rc = femud_start_pmd(f, err, sizeof(err));
 	if (rc != 0) {
 		femud_log("%s", err);

@@ -352,20 +352,11 @@ static int opts_one(struct femud_opts *o, int c, char *err, size_t errlen)
 		o->config = optarg;
 		return 0;
 	case OPT_POLL_MODE:
-		if (strcmp(optarg, "busy") != 0 && strcmp(optarg, "adaptive") != 0) {
-			snprintf(err, errlen, "--poll-mode: '%s' is not busy or adaptive", optarg);
-			return -EINVAL;
-		}
-		o->adaptive = strcmp(optarg, "adaptive") == 0;
-		return 0;
+		o->adaptive_set = true;
+		return femud_opts_parse_poll_mode(o, optarg, "--poll-mode", err, errlen);
 	case OPT_IDLE_US:
-		if (num_parse(optarg, 0, 0, FEMUD_MAX_IDLE_US, &v) != 0) {
-			snprintf(err, errlen, "--idle-us: '%s' is not a number of us from 0 to %d",
-				 optarg, FEMUD_MAX_IDLE_US);
-			return -EINVAL;
-		}
-		o->idle_us = v;
-		return 0;
+		o->idle_us_set = true;
+		return femud_opts_parse_idle_us(o, optarg, "--idle-us", err, errlen);
 	case 'h':
 		o->help = true;
 		return 0;
@@ -378,14 +369,98 @@ static int opts_one(struct femud_opts *o, int c, char *err, size_t errlen)
 	}
 }
 
+void femud_opts_poll_mode(const struct femud_opts *o, unsigned i, bool *adaptive, uint64_t *idle_us)
+{
+	/* n == 0: an options struct that femud_opts_parse() did not fill */
+	*adaptive = o->nadaptive == 0 ? FEMUD_DEFAULT_ADAPTIVE
+				      : o->adaptive[i < o->nadaptive ? i : o->nadaptive - 1];
+	*idle_us = o->nidle_us == 0 ? FEMUD_DEFAULT_IDLE_US
+				    : o->idle_us[i < o->nidle_us ? i : o->nidle_us - 1];
+}
+
+/*
+ * Split a comma-separated list into at most FEMUD_MAX_POLL_OPTS items and
+ * call one(vals, i, item) for each: the count, or -EINVAL (err written).
+ */
+static int poll_list_each(const char *list, const char *opt, void *vals,
+			  int (*one)(void *vals, unsigned i, const char *item), const char *what,
+			  char *err, size_t errlen)
+{
+	char buf[1024], *save = NULL, *item;
+	unsigned n = 0;
+
+	if (*list == '\0' || snprintf(buf, sizeof(buf), "%s", list) >= (int)sizeof(buf) ||
+	    list[strlen(list) - 1] == ',' || list[0] == ',' || strstr(list, ",,") != NULL) {
+		snprintf(err, errlen, "%s: '%s' is not a comma-separated list of %s", opt, list,
+			 what);
+		return -EINVAL;
+	}
+	for (item = strtok_r(buf, ",", &save); item != NULL; item = strtok_r(NULL, ",", &save)) {
+		if (n == FEMUD_MAX_POLL_OPTS) {
+			snprintf(err, errlen, "%s: more than %d values", opt, FEMUD_MAX_POLL_OPTS);
+			return -EINVAL;
+		}
+		if (one(vals, n, item) != 0) {
+			snprintf(err, errlen, "%s: '%s' is not %s", opt, item, what);
+			return -EINVAL;
+		}
+		n++;
+	}
+	return (int)n;
+}
+
+static int poll_mode_one(void *vals, unsigned i, const char *item)
+{
+	if (strcmp(item, "busy") != 0 && strcmp(item, "adaptive") != 0)
+		return -EINVAL;
+	((bool *)vals)[i] = strcmp(item, "adaptive") == 0;
+	return 0;
+}
+
+static int idle_us_one(void *vals, unsigned i, const char *item)
+{
+	return num_parse(item, 0, 0, FEMUD_MAX_IDLE_US, &((uint64_t *)vals)[i]) != 0 ? -EINVAL : 0;
+}
+
+int femud_opts_parse_poll_mode(struct femud_opts *o, const char *list, const char *opt, char *err,
+			       size_t errlen)
+{
+	bool vals[FEMUD_MAX_POLL_OPTS];
+	int n = poll_list_each(list, opt, vals, poll_mode_one, "busy or adaptive", err, errlen);
+
+	if (n < 0)
+		return n;
+	memcpy(o->adaptive, vals, (size_t)n * sizeof(vals[0]));
+	o->nadaptive = (unsigned)n;
+	return 0;
+}
+
+int femud_opts_parse_idle_us(struct femud_opts *o, const char *list, const char *opt, char *err,
+			     size_t errlen)
+{
+	uint64_t vals[FEMUD_MAX_POLL_OPTS];
+	char what[64];
+	int n;
+
+	snprintf(what, sizeof(what), "a number of us from 0 to %d", FEMUD_MAX_IDLE_US);
+	n = poll_list_each(list, opt, vals, idle_us_one, what, err, errlen);
+	if (n < 0)
+		return n;
+	memcpy(o->idle_us, vals, (size_t)n * sizeof(vals[0]));
+	o->nidle_us = (unsigned)n;
+	return 0;
+}
+
 int femud_opts_parse(int argc, char **argv, struct femud_opts *o, char *err, size_t errlen)
 {
 	int c, rc;
 
 	memset(o, 0, sizeof(*o));
 	o->mbe_node = -1;
-	o->adaptive = FEMUD_DEFAULT_ADAPTIVE;
-	o->idle_us = FEMUD_DEFAULT_IDLE_US;
+	o->adaptive[0] = FEMUD_DEFAULT_ADAPTIVE;
+	o->nadaptive = 1;
+	o->idle_us[0] = FEMUD_DEFAULT_IDLE_US;
+	o->nidle_us = 1;
 	/*
 	 * 0, not 1: glibc then forgets the position inside a previous argv's
 	 * grouped short options (a second parse would read freed strings).
@@ -472,10 +547,13 @@ void femud_opts_usage(FILE *out)
 	    "                   femud starts empty and waits for devices.\n"
 	    "  --config FILE    start the devices of a file written by 'femuctl save-config'\n"
 	    "                   (combines with --dev)\n"
-	    "  --poll-mode M    busy: pollers spin all the time (the model's exact timing);\n"
+	    "  --poll-mode M[,M..]  busy: pollers spin all the time (the model's exact timing);\n"
 	    "                   adaptive: a poller idle for --idle-us sleeps until a guest kick,\n"
-	    "                   a control message or a pending completion wakes it (default %s)\n"
-	    "  --idle-us N      idle time before an adaptive poller sleeps, us (default %d)\n"
+	    "                   a control message or a pending completion wakes it (default %s).\n"
+	    "                   One value per poller in lcore order, the last for the rest;\n"
+	    "                   femuctl poll-mode changes it at runtime\n"
+	    "  --idle-us N[,N..]  idle time before an adaptive poller sleeps, us (default %d;\n"
+	    "                   a list: per poller, as --poll-mode)\n"
 	    "  --log-level L    DPDK/femud log level (error, warning, notice, info, debug)\n"
 	    "  --no-huge        never use hugepages (backend and EAL on normal pages)\n"
 	    "  --qemu-pid PID   QEMU process to check poller placement against\n"

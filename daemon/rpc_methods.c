@@ -10,6 +10,7 @@
  *   create      {spec}                  a device from a --dev spec
  *   delete      {path, force?}          remove a device
  *   set         {path, params: {k: v}}  change model keys (timings) at runtime
+ *   poll_mode   {poller?, mode?, idle_us?}  show / change pollers' poll mode
  *   save_config {}                      the running configuration (config.h)
  */
 #include <errno.h>
@@ -18,6 +19,7 @@
 #include "daemon/config.h"
 #include "daemon/rpc_methods.h"
 #include "daemon/stats.h"
+#include "pmd/pmd.h"
 
 static json_t *fail(struct femud_rpc_error *e, int code, const char *msg)
 {
@@ -281,6 +283,61 @@ static json_t *m_image_save(void *ctx, json_t *params, struct femud_rpc_error *e
 	return json_pack("{s:o}", "saving", c.started);
 }
 
+/* An optional integer parameter in [0, max]: 0 (absent: *out untouched), or -1 (e set). */
+static int param_uint(json_t *params, const char *key, json_int_t max, json_int_t *out,
+		      struct femud_rpc_error *e)
+{
+	json_t *v = json_object_get(params, key);
+	char msg[128];
+
+	if (v == NULL)
+		return 0;
+	if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > max) {
+		snprintf(msg, sizeof(msg),
+			 "'%s' must be an integer from 0 to %" JSON_INTEGER_FORMAT, key, max);
+		fail(e, FEMUD_RPC_INVALID_PARAMS, msg);
+		return -1;
+	}
+	*out = json_integer_value(v);
+	return 0;
+}
+
+/*
+ * Show every poller's poll mode, or change it: mode ("busy" | "adaptive")
+ * and/or idle_us, on poller (an index) or on all of them.  What is not
+ * given keeps each poller's current value.
+ */
+static json_t *m_poll_mode(void *ctx, json_t *params, struct femud_rpc_error *e)
+{
+	static const char *const keys[] = {"poller", "mode", "idle_us", NULL};
+	struct pmd_poller_snap p[PMD_MAX_POLLERS];
+	struct femud_devtab *t = ctx;
+	const char *mode = NULL;
+	json_int_t poller = -1, idle_us = -1;
+	unsigned n = t->attached ? pmd_pollers_stats(p, PMD_MAX_POLLERS) : 0;
+
+	if (femud_rpc_params_only(params, keys, e) != 0 ||
+	    femud_rpc_param_str(params, "mode", false, &mode, e) != 0 ||
+	    param_uint(params, "poller", PMD_MAX_POLLERS - 1, &poller, e) != 0 ||
+	    param_uint(params, "idle_us", FEMUD_MAX_IDLE_US, &idle_us, e) != 0)
+		return NULL;
+	if (mode != NULL && strcmp(mode, "busy") != 0 && strcmp(mode, "adaptive") != 0)
+		return fail(e, FEMUD_RPC_INVALID_PARAMS, "'mode' must be \"busy\" or \"adaptive\"");
+	if (poller >= (json_int_t)n)
+		return fail(e, FEMUD_RPC_INVALID_PARAMS, "'poller': no such poller");
+	for (unsigned i = 0; i < n && (mode != NULL || idle_us >= 0); i++) {
+		bool adaptive = mode != NULL ? strcmp(mode, "adaptive") == 0 : p[i].adaptive;
+		uint64_t idle_ns = idle_us >= 0 ? (uint64_t)idle_us * 1000 : p[i].idle_ns;
+
+		if (poller >= 0 && (json_int_t)i != poller)
+			continue;
+		if (pmd_poller_set_mode(i, adaptive ? PMD_POLL_ADAPTIVE : PMD_POLL_BUSY, idle_ns) !=
+		    0)
+			return fail(e, FEMUD_RPC_FAILED, "the poller refused the poll mode");
+	}
+	return json_pack("{s:o}", "pollers", femud_stats_poll_modes(t, false));
+}
+
 static void options_one(struct femud_dev *d, void *arg)
 {
 	json_array_append_new(arg, femud_dev_options(d));
@@ -289,13 +346,19 @@ static void options_one(struct femud_dev *d, void *arg)
 static json_t *m_save_config(void *ctx, json_t *params, struct femud_rpc_error *e)
 {
 	static const char *const keys[] = {NULL};
-	json_t *devs;
+	json_t *devs, *root, *pollers;
 
 	if (femud_rpc_params_only(params, keys, e) != 0)
 		return NULL;
 	devs = json_array();
 	femud_devtab_each(ctx, NULL, options_one, devs);
-	return json_pack("{s:i, s:o}", "femud_config", FEMUD_CONFIG_VERSION, "devices", devs);
+	root = json_pack("{s:i, s:o}", "femud_config", FEMUD_CONFIG_VERSION, "devices", devs);
+	pollers = femud_stats_poll_modes(ctx, true);
+	if (json_array_size(pollers) > 0)
+		json_object_set_new(root, "pollers", pollers);
+	else
+		json_decref(pollers);
+	return root;
 }
 
 const struct femud_rpc_method femud_rpc_methods[] = {
@@ -305,6 +368,9 @@ const struct femud_rpc_method femud_rpc_methods[] = {
     {"create", m_create, "{spec}: a device from a --dev spec 'path=SOCK,key=value,...'"},
     {"delete", m_delete, "{path, force?}: remove a device (force: even with a frontend)"},
     {"set", m_set, "{path, params: {key: value}}: change model keys (timings) at runtime"},
+    {"poll_mode", m_poll_mode,
+     "{poller?, mode?, idle_us?}: pollers' poll mode (busy|adaptive) and idle threshold (us); "
+     "changes the given poller, or all"},
     {"save_config", m_save_config, "{}: the running configuration for femud --config"},
     {"image_save", m_image_save,
      "{path?}: save the device's image (image=FILE) in the background; the log says when done"},

@@ -143,10 +143,33 @@ static json_t *pollers_json(void)
 		json_object_set_new(o, "id", json_integer(p[i].idx));
 		json_object_set_new(o, "lcore", json_integer(p[i].lcore));
 		json_object_set_new(o, "queues", json_integer(p[i].nvq));
+		json_object_set_new(o, "poll_mode",
+				    json_string(p[i].adaptive ? "adaptive" : "busy"));
+		json_object_set_new(o, "idle_us", json_integer((json_int_t)(p[i].idle_ns / 1000)));
 #define STATS_POLLER_(field, name, kind)                                                           \
 	json_object_set_new(o, name, json_integer((json_int_t)p[i].st.field));
 		PMD_POLLER_COUNTERS(STATS_POLLER_)
 #undef STATS_POLLER_
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
+json_t *femud_stats_poll_modes(struct femud_devtab *t, bool config)
+{
+	struct pmd_poller_snap p[PMD_MAX_POLLERS];
+	unsigned n = t->attached ? pmd_pollers_stats(p, PMD_MAX_POLLERS) : 0;
+	json_t *arr = json_array();
+
+	for (unsigned i = 0; i < n; i++) {
+		json_t *o =
+		    json_pack("{s:s, s:I}", "poll_mode", p[i].adaptive ? "adaptive" : "busy",
+			      "idle_us", (json_int_t)(p[i].idle_ns / 1000));
+
+		if (!config) {
+			json_object_set_new(o, "id", json_integer(p[i].idx));
+			json_object_set_new(o, "lcore", json_integer(p[i].lcore));
+		}
 		json_array_append_new(arr, o);
 	}
 	return arr;

@@ -35,6 +35,14 @@
 json_t *femud_stats_collect(struct femud_devtab *t, const char *path);
 
 /*
+ * Every poller's poll mode now: [{"id", "lcore", "poll_mode": "busy" |
+ * "adaptive", "idle_us"}, ...]; with config, only poll_mode and idle_us
+ * (the "pollers" member of a config file).  An empty array before the
+ * pollers exist (t not attached).
+ */
+json_t *femud_stats_poll_modes(struct femud_devtab *t, bool config);
+
+/*
  * Print a tree from femud_stats_collect() as femud's text:
  *   dev PATH / model NAME / KEY VALUE (the model's counters, one a line)
  *   device PATH connections N

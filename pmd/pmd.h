@@ -56,6 +56,14 @@ enum pmd_poll_mode { PMD_POLL_BUSY, PMD_POLL_ADAPTIVE };
 int pmd_set_poll_mode(enum pmd_poll_mode mode, uint64_t idle_ns);
 
 /*
+ * Change poller idx's poll mode and idle threshold (ns) after pmd_init(),
+ * while it runs or not: a running poller applies it between two sweeps (it
+ * wakes up for it if asleep) and this returns once it has.  Not from a
+ * poller.  -EINVAL for a bad idx or mode.
+ */
+int pmd_poller_set_mode(unsigned idx, enum pmd_poll_mode mode, uint64_t idle_ns);
+
+/*
  * Set up the pollers: lcore ids of the EAL lcores that poll.  Call once after
  * rte_eal_init() and before pmd_blk_create().  When main_polls is true the
  * main lcore is the (only) poller and pmd_poller_run_main() must be called

@@ -131,7 +131,9 @@ struct pmd_dev_snap {
 struct pmd_poller_snap {
 	unsigned idx;
 	unsigned lcore;
-	unsigned nvq; /* queues it serves now */
+	unsigned nvq;	  /* queues it serves now */
+	bool adaptive;	  /* poll mode now: sleeps when idle */
+	uint64_t idle_ns; /* idle threshold of an adaptive poller, ns */
 	struct pmd_poller_stats st;
 };
 

@@ -58,7 +58,7 @@ struct pmd_poller {
 	unsigned nvq;
 	struct pmd_poller_stats st; /* written by this poller only (pmd_stats.h) */
 	struct pmd_chain chain;	    /* scratch for the chain walker */
-	bool adaptive;		    /* sleep when idle (poller_sleep.c) */
+	bool adaptive;		    /* sleep when idle (poller_sleep.c); read by stats */
 	struct pmd_sleep sleep;
 	/* shared with control */
 	struct rte_ring *ctl __rte_cache_aligned;
@@ -311,8 +311,7 @@ int pmd_poller_attach(unsigned idx, struct pmd_vq *q)
 		while (rte_ring_mp_enqueue(p->ctl, m) != 0)
 			rte_pause();
 		pthread_mutex_unlock(&poller_lock);
-		if (p->adaptive)
-			pmd_sleep_wake(&p->sleep);
+		pmd_sleep_wake(&p->sleep);
 		/* the poller sets done; wait so that m can be freed */
 		ctl_wait(p, m);
 	} else {
@@ -335,8 +334,11 @@ static void ctl_apply_sync(struct pmd_poller *p, struct ctl_msg *m)
 	while (rte_ring_mp_enqueue(p->ctl, m) != 0)
 		rte_pause();
 	pthread_mutex_unlock(&poller_lock);
-	if (p->adaptive)
-		pmd_sleep_wake(&p->sleep);
+	/*
+	 * Always: the poll mode can change at runtime, so whether p may be
+	 * asleep is the poller's to know (a spurious wake-up costs one loop).
+	 */
+	pmd_sleep_wake(&p->sleep);
 	ctl_wait(p, m);
 }
 
@@ -421,8 +423,7 @@ void pmd_pollers_stop(void)
 		}
 		pthread_mutex_unlock(&poller_lock);
 		__atomic_store_n(&p->stop, 1, __ATOMIC_RELEASE);
-		if (p->adaptive)
-			pmd_sleep_wake(&p->sleep);
+		pmd_sleep_wake(&p->sleep);
 		if (p->is_main) {
 			while (!__atomic_load_n(&p->exited, __ATOMIC_ACQUIRE))
 				usleep(MAIN_EXIT_CHECK_US);
@@ -446,6 +447,8 @@ unsigned pmd_pollers_stats(struct pmd_poller_snap *out, unsigned max)
 		out[i].idx = i;
 		out[i].lcore = p->lcore;
 		out[i].nvq = __atomic_load_n(&p->nvq, __ATOMIC_RELAXED);
+		out[i].adaptive = __atomic_load_n(&p->adaptive, __ATOMIC_RELAXED);
+		out[i].idle_ns = __atomic_load_n(&p->sleep.idle_ns, __ATOMIC_RELAXED);
 #define POLLER_SNAP_(field, name, kind) out[i].st.field = PMD_CTR_READ(p->st.field);
 		PMD_POLLER_COUNTERS(POLLER_SNAP_)
 #undef POLLER_SNAP_
@@ -479,4 +482,32 @@ void pmd_pollers_stats_reset(void)
 
 	for (i = 0; i < npollers; i++)
 		pmd_poller_call(i, poller_stats_zero, pollers[i]);
+}
+
+struct poller_mode {
+	struct pmd_poller *p;
+	bool adaptive;
+	uint64_t idle_ns;
+};
+
+/* On the poller (CTL_CALL) or while it does not run: a new poll mode. */
+static void poller_mode_apply(void *arg)
+{
+	struct poller_mode *m = arg;
+
+	__atomic_store_n(&m->p->adaptive, m->adaptive, __ATOMIC_RELAXED);
+	__atomic_store_n(&m->p->sleep.idle_ns, m->idle_ns, __ATOMIC_RELAXED);
+	pmd_sleep_busy(&m->p->sleep); /* a new idle stretch starts */
+}
+
+int pmd_poller_set_mode(unsigned idx, enum pmd_poll_mode mode, uint64_t idle_ns)
+{
+	struct poller_mode pm;
+	struct ctl_msg m = {.type = CTL_CALL, .fn = poller_mode_apply, .arg = &pm};
+
+	if (idx >= npollers || (mode != PMD_POLL_BUSY && mode != PMD_POLL_ADAPTIVE))
+		return -EINVAL;
+	pm = (struct poller_mode){pollers[idx], mode == PMD_POLL_ADAPTIVE, idle_ns};
+	ctl_apply_sync(pollers[idx], &m);
+	return 0;
 }

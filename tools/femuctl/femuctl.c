@@ -63,8 +63,11 @@ static void usage(FILE *out)
 	    "  stats-reset [SOCK]                zero the counters\n"
 	    "  set SOCK key=value...             change model timings (pg_rd_lat, ...) at runtime\n"
 	    "  save-config FILE                  write the running configuration ('-': stdout)\n"
-	    "  image-save [PATH]                 save the device's (every device's) image=FILE\n"
 	    "                                    for femud --config FILE\n"
+	    "  image-save [PATH]                 save the device's (every device's) image=FILE\n"
+	    "  poll-mode [busy|adaptive] [idle_us=N] [poller=N]\n"
+	    "                                    show the pollers' poll modes, or change them\n"
+	    "                                    (every poller unless poller=N)\n"
 	    "  call METHOD [PARAMS_JSON]         any RPC method, raw JSON result\n"
 	    "\n"
 	    "RPC_SOCK: -s, else $FEMUD_RPC, else " CTL_DEFAULT_SOCK ".\n"
@@ -228,14 +231,16 @@ static void stats_table(const json_t *res, bool queues)
 		if (queues)
 			stats_queue_rows(d);
 	}
-	printf("\n%-6s %5s %6s %14s %6s\n", "POLLER", "LCORE", "QUEUES", "SWEEPS", "BUSY%");
+	printf("\n%-6s %5s %6s %-9s %14s %6s %10s\n", "POLLER", "LCORE", "QUEUES", "MODE", "SWEEPS",
+	       "BUSY%", "SLEEPS");
 	json_array_foreach(json_object_get(res, "pollers"), i, p)
 	{
 		double sw = num(p, "sweeps");
 
-		printf("%-6" PRId64 " %5" PRId64 " %6" PRId64 " %14.0f %6.1f\n", iget(p, "id"),
-		       iget(p, "lcore"), iget(p, "queues"), sw,
-		       sw > 0 ? 100.0 * num(p, "busy_sweeps") / sw : 0.0);
+		printf("%-6" PRId64 " %5" PRId64 " %6" PRId64 " %-9s %14.0f %6.1f %10.0f\n",
+		       iget(p, "id"), iget(p, "lcore"), iget(p, "queues"),
+		       json_string_value(json_object_get(p, "poll_mode")), sw,
+		       sw > 0 ? 100.0 * num(p, "busy_sweeps") / sw : 0.0, num(p, "sleeps"));
 	}
 }
 
@@ -386,6 +391,58 @@ static int cmd_set(struct ctl *c, const char *path, char **kvs, int n)
 	return cmd_simple(c, "set", json_pack("{s:s, s:o}", "path", path, "params", params));
 }
 
+/* poll-mode's words: busy|adaptive, idle_us=N, poller=N into params; 0 or -1. */
+static int poll_mode_params(json_t *params, char **words, int n)
+{
+	for (int i = 0; i < n; i++) {
+		const char *w = words[i];
+		uint64_t v;
+
+		if (strcmp(w, "busy") == 0 || strcmp(w, "adaptive") == 0)
+			json_object_set_new(params, "mode", json_string(w));
+		else if (strncmp(w, "idle_us=", 8) == 0 &&
+			 num_parse(w + 8, 0, 0, INT64_MAX, &v) == 0)
+			json_object_set_new(params, "idle_us", json_integer((json_int_t)v));
+		else if (strncmp(w, "poller=", 7) == 0 &&
+			 num_parse(w + 7, 0, 0, INT64_MAX, &v) == 0)
+			json_object_set_new(params, "poller", json_integer((json_int_t)v));
+		else {
+			fprintf(stderr,
+				"femuctl: poll-mode: '%s' is not busy, adaptive, idle_us=N or "
+				"poller=N\n",
+				w);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int cmd_poll_mode(struct ctl *c, char **words, int n)
+{
+	json_t *params = json_object(), *res, *p;
+	size_t i;
+	int rc;
+
+	if (poll_mode_params(params, words, n) != 0) {
+		json_decref(params);
+		return EXIT_USAGE;
+	}
+	rc = call(c, "poll_mode", params, &res);
+	if (rc != 0)
+		return rc;
+	if (c->json) {
+		print_json(res);
+	} else {
+		printf("%-6s %5s %-9s %8s\n", "POLLER", "LCORE", "MODE", "IDLE_US");
+		json_array_foreach(json_object_get(res, "pollers"), i, p)
+		    printf("%-6" PRId64 " %5" PRId64 " %-9s %8" PRId64 "\n", iget(p, "id"),
+			   iget(p, "lcore"), json_string_value(json_object_get(p, "poll_mode")),
+			   iget(p, "idle_us"));
+	}
+	json_decref(res);
+	return 0;
+}
+
 /* res as indented JSON and a newline into file; 0 or -1 (errno). */
 static int save_file(const json_t *res, const char *file)
 {
@@ -470,6 +527,8 @@ static int run(struct ctl *c, int argc, char **argv)
 		return argc <= 2
 			   ? cmd_simple(c, "image_save", a1 ? json_pack("{s:s}", "path", a1) : NULL)
 			   : bad_args(cmd);
+	if (strcmp(cmd, "poll-mode") == 0)
+		return argc <= 4 ? cmd_poll_mode(c, argv + 1, argc - 1) : bad_args(cmd);
 	if (strcmp(cmd, "save-config") == 0)
 		return argc == 2 ? cmd_save(c, a1) : bad_args(cmd);
 	if (strcmp(cmd, "call") == 0)

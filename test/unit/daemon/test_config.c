@@ -100,3 +100,64 @@ Test(config, a_missing_file_is_named)
 	cr_assert_eq(femud_config_load("/nonexistent/femud.json", &o, err, sizeof(err)), -EINVAL);
 	cr_assert_not_null(strstr(err, "--config /nonexistent/femud.json"), "%s", err);
 }
+
+Test(config, pollers_give_the_poll_mode_unless_the_command_line_did)
+{
+	static const char text[] =
+	    "{\"femud_config\":1,\"devices\":[],\"pollers\":[{\"poll_mode\":\"adaptive\","
+	    "\"idle_us\":70},{\"poll_mode\":\"busy\",\"idle_us\":\"9\"}]}";
+	struct femud_opts o;
+	bool adaptive;
+	uint64_t idle;
+
+	cr_assert_eq(load(text, &o), 0, "%s", err);
+	femud_opts_poll_mode(&o, 0, &adaptive, &idle);
+	cr_assert(adaptive);
+	cr_assert_eq(idle, 70);
+	femud_opts_poll_mode(&o, 3, &adaptive, &idle);
+	cr_assert_not(adaptive);
+	cr_assert_eq(idle, 9);
+	femud_opts_free(&o);
+
+	/* --poll-mode busy on the command line wins over the file; --idle-us was not given */
+	memset(&o, 0, sizeof(o));
+	o.adaptive_set = true;
+	o.adaptive[0] = false;
+	o.nadaptive = 1;
+	write_file(text);
+	cr_assert_eq(femud_config_load(file, &o, err, sizeof(err)), 0, "%s", err);
+	unlink(file);
+	femud_opts_poll_mode(&o, 0, &adaptive, &idle);
+	cr_assert_not(adaptive);
+	cr_assert_eq(idle, 70);
+	femud_opts_free(&o);
+}
+
+Test(config, bad_pollers_are_refused_with_a_reason)
+{
+	static const struct {
+		const char *pollers, *msg;
+	} cases[] = {
+	    {"[]", "\"pollers\" must be a non-empty array"},
+	    {"{}", "\"pollers\" must be a non-empty array"},
+	    {"[{\"poll_mode\":\"busy\"}]", "poller 0 must be {\"poll_mode\""},
+	    {"[{\"poll_mode\":\"busy\",\"idle_us\":5,\"x\":1}]", "poller 0 must be"},
+	    {"[{\"poll_mode\":\"fast\",\"idle_us\":5}]",
+	     "pollers: poll_mode: 'fast' is not busy or adaptive"},
+	    {"[{\"poll_mode\":\"busy\",\"idle_us\":5},{\"poll_mode\":\"busy\",\"idle_us\":-1}]",
+	     "poller 1: \"idle_us\" must be a string or a number"},
+	    {"[{\"poll_mode\":\"busy\",\"idle_us\":2000000}]",
+	     "pollers: idle_us: '2000000' is not a number of us"},
+	};
+	char text[512];
+	struct femud_opts o;
+
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(text, sizeof(text), "{\"femud_config\":1,\"devices\":[],\"pollers\":%s}",
+			 cases[i].pollers);
+		cr_assert_eq(load(text, &o), -EINVAL, "accepted: %s", cases[i].pollers);
+		cr_assert(strstr(err, cases[i].msg) != NULL, "%s: '%s'", cases[i].pollers, err);
+		cr_assert(strstr(err, "--config /tmp/femud-test-config.") != NULL, "%s", err);
+		femud_opts_free(&o);
+	}
+}

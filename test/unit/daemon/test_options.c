@@ -4,6 +4,7 @@
  * and every error path (message names the key and the value).
  */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <string.h>
 
 #include "daemon/options.h"
@@ -139,19 +140,73 @@ Test(options, poll_mode_and_idle_threshold)
 			    "200",   "--dev",	    "path=/tmp/a.sock"};
 	const char *busy[] = {"femud", "--poll-mode",	  "busy", "--idle-us", "0",
 			      "--dev", "path=/tmp/a.sock"};
+	bool adaptive;
+	uint64_t idle;
 
 	cr_assert_eq(parse(&o, 3, def), 0, "%s", err);
-	cr_assert_eq(o.adaptive, FEMUD_DEFAULT_ADAPTIVE);
-	cr_assert_eq(o.idle_us, FEMUD_DEFAULT_IDLE_US);
+	femud_opts_poll_mode(&o, 0, &adaptive, &idle);
+	cr_assert_eq(adaptive, FEMUD_DEFAULT_ADAPTIVE);
+	cr_assert_eq(idle, FEMUD_DEFAULT_IDLE_US);
+	cr_assert_not(o.adaptive_set || o.idle_us_set);
 	femud_opts_free(&o);
 	cr_assert_eq(parse(&o, 7, ad), 0, "%s", err);
-	cr_assert(o.adaptive);
-	cr_assert_eq(o.idle_us, 200);
+	femud_opts_poll_mode(&o, 5, &adaptive, &idle);
+	cr_assert(adaptive && o.adaptive_set && o.idle_us_set);
+	cr_assert_eq(idle, 200);
 	femud_opts_free(&o);
 	cr_assert_eq(parse(&o, 7, busy), 0, "%s", err);
-	cr_assert_not(o.adaptive);
-	cr_assert_eq(o.idle_us, 0);
+	femud_opts_poll_mode(&o, 0, &adaptive, &idle);
+	cr_assert_not(adaptive);
+	cr_assert_eq(idle, 0);
 	femud_opts_free(&o);
+}
+
+Test(options, poll_mode_per_poller_lists_repeat_their_last_value)
+{
+	struct femud_opts o;
+	const char *args[] = {"femud",	 "--poll-mode", "busy,adaptive,busy", "--idle-us",
+			      "10,2000", "--dev",	"path=/tmp/a.sock"};
+	const bool want_mode[] = {false, true, false, false};
+	const uint64_t want_idle[] = {10, 2000, 2000, 2000};
+	bool adaptive;
+	uint64_t idle;
+
+	cr_assert_eq(parse(&o, 7, args), 0, "%s", err);
+	cr_assert_eq(o.nadaptive, 3);
+	cr_assert_eq(o.nidle_us, 2);
+	for (unsigned i = 0; i < 4; i++) {
+		femud_opts_poll_mode(&o, i, &adaptive, &idle);
+		cr_assert_eq(adaptive, want_mode[i], "poller %u", i);
+		cr_assert_eq(idle, want_idle[i], "poller %u", i);
+	}
+	femud_opts_free(&o);
+}
+
+Test(options, bad_poll_mode_lists_name_the_option_and_value)
+{
+	static const struct {
+		const char *opt, *val, *msg;
+	} cases[] = {
+	    {"--poll-mode", "fast", "--poll-mode: 'fast' is not busy or adaptive"},
+	    {"--poll-mode", "busy,,adaptive", "--poll-mode: 'busy,,adaptive' is not a comma"},
+	    {"--poll-mode", "busy,", "--poll-mode: 'busy,' is not a comma"},
+	    {"--poll-mode", "", "--poll-mode: '' is not a comma"},
+	    {"--idle-us", "50,x", "--idle-us: 'x' is not a number of us from 0 to 1000000"},
+	    {"--idle-us", "1000001", "--idle-us: '1000001' is not a number of us"},
+	    {"--idle-us", ",5", "--idle-us: ',5' is not a comma"},
+	};
+	struct femud_opts o;
+
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *args[] = {"femud", cases[i].opt, cases[i].val, "--dev",
+				      "path=/tmp/a.sock"};
+
+		cr_assert_eq(parse(&o, 5, args), -EINVAL, "%s %s accepted", cases[i].opt,
+			     cases[i].val);
+		cr_assert(strstr(err, cases[i].msg) != NULL, "%s %s: '%s'", cases[i].opt,
+			  cases[i].val, err);
+		femud_opts_free(&o);
+	}
 }
 
 Test(options, global_errors_name_the_option)

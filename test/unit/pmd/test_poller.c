@@ -208,3 +208,57 @@ Test(poller, adaptive_poller_sleeps_and_wakes_for_kicks_and_control, .init = eal
 	pmd_vq_free(q);
 	close(kickfd);
 }
+
+static struct pmd_poller_snap poller_snap(void)
+{
+	struct pmd_poller_snap snap;
+
+	cr_assert_eq(pmd_pollers_stats(&snap, 1), 1);
+	return snap;
+}
+
+Test(poller, poll_mode_changes_at_runtime_and_a_busy_poller_never_sleeps, .init = eal_up)
+{
+	unsigned lcore = rte_get_next_lcore(-1, 1, 0);
+	int kickfd = eventfd(0, EFD_NONBLOCK);
+	uint64_t sleeps;
+	struct pmd_vq *q;
+
+	cr_assert_eq(pmd_init(&lcore, 1, false), 0);
+	cr_assert_eq(pmd_poller_set_mode(1, PMD_POLL_ADAPTIVE, 1000), -EINVAL);
+	cr_assert_eq(pmd_poller_set_mode(0, (enum pmd_poll_mode)7, 1000), -EINVAL);
+	cr_assert_not(poller_snap().adaptive);
+	cr_assert_eq(pmd_pollers_start(), 0);
+	q = fg_vq(&g, &t, QSZ, true, -1, kickfd);
+	cr_assert_not_null(q);
+	cr_assert_eq(pmd_poller_attach(0, q), 0);
+	usleep(20000);
+	cr_assert_eq(sleep_stats().sleeps, 0, "a busy poller slept");
+
+	/* busy -> adaptive while running: it sleeps, and a kick still wakes it */
+	cr_assert_eq(pmd_poller_set_mode(0, PMD_POLL_ADAPTIVE, 20000), 0);
+	cr_assert(poller_snap().adaptive);
+	cr_assert_eq(poller_snap().idle_ns, 20000);
+	cr_assert(wait_asleep(q), "not asleep after the switch to adaptive");
+	post_read(0);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	cr_assert(vring_need_event(avail_event(), 1, 0), "no kick asked");
+	cr_assert_eq(write(kickfd, &(uint64_t){1}, sizeof(uint64_t)), (ssize_t)sizeof(uint64_t));
+	cr_assert(wait_used(1), "the kick did not wake the poller");
+
+	/* adaptive -> busy while asleep: the change wakes it and it stays awake */
+	cr_assert(wait_asleep(q));
+	cr_assert_eq(pmd_poller_set_mode(0, PMD_POLL_BUSY, 20000), 0);
+	cr_assert_not(poller_snap().adaptive);
+	sleeps = sleep_stats().sleeps;
+	usleep(50000);
+	cr_assert_eq(sleep_stats().sleeps, sleeps, "a poller switched to busy still sleeps");
+	cr_assert_eq(sleep_stats().sleeping, 0);
+	post_read(1);
+	cr_assert(wait_used(2), "a busy poller did not serve without a kick");
+
+	pmd_poller_detach(q);
+	pmd_pollers_stop();
+	pmd_vq_free(q);
+	close(kickfd);
+}
