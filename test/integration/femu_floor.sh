@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # femu_floor.sh - tools/femu-floor: its JSON carries every figure tools/bench
 # reads, the derived figures follow from the measured ones, CPU loss is a
-# percentage; bad options exit 2 naming the option.  No figure is compared
-# with a fixed number (they are machine facts, not results).
+# percentage, the bare split ring at QD32/QD128 serves requests but not
+# faster than one core copies (its backend copies each block and does more);
+# bad options exit 2 naming the option.  No figure is compared with a fixed
+# number (they are machine facts, not results).
 # Args: femu-floor path.
 set -u
 FLOOR=$1
@@ -16,12 +18,15 @@ if [ "$(nproc)" -lt 2 ]; then
 	exit 77
 fi
 
-out=$("$FLOOR" --cpus 0,1 --size-mb 8 --loss-ms 50 --json) && ok "runs" || ko "exit $?"
+out=$("$FLOOR" --cpus 0,1 --size-mb 8 --loss-ms 50 --ring-ms 300 --json) && ok "runs" || ko "exit $?"
 python3 - "$out" <<'PY' && ok "json figures consistent" || ko "json: $out"
 import json, sys
 j = json.loads(sys.argv[1])
 keys = ["rtt_ns", "dram_ns", "copy4k_ns", "copy4k_per_s", "qd1_4k_floor_ns", "qd1_4k_max_iops",
-        "ring_qd1_4k_ns", "ring_qd1_4k_max_iops", "cpu_lost_pct", "gaps_per_s", "max_gap_us"]
+        "ring_qd1_4k_ns", "ring_qd1_4k_max_iops", "cpu_lost_pct", "gaps_per_s", "max_gap_us",
+        "ring_qd32_4k_per_s", "ring_qd128_4k_per_s", "ring_qd32_look", "ring_qd128_look",
+        "ring_qd32_publish_every", "ring_qd128_publish_every",
+        "ring_ms"]
 missing = [k for k in keys if k not in j]
 assert not missing, missing
 assert j["cpus"] == [0, 1] and j["size_mb"] == 8
@@ -31,10 +36,21 @@ assert abs(j["qd1_4k_floor_ns"] - (j["rtt_ns"] + j["copy4k_ns"])) < 0.2
 assert abs(j["qd1_4k_max_iops"] * j["qd1_4k_floor_ns"] / 1e9 - 1) < 1e-3
 assert abs(j["ring_qd1_4k_max_iops"] * j["ring_qd1_4k_ns"] / 1e9 - 1) < 1e-3
 assert all(0 <= p <= 100 for p in j["cpu_lost_pct"]) and len(j["cpu_lost_pct"]) == 2
+assert j["ring_ms"] == 300
+# the ring backend copies every block and does more: not faster than the bare overlapped
+# copy beyond noise (the copy rate is the best of short runs on one idle-ish CPU; 25% margin)
+for qd in (32, 128):
+    r = j[f"ring_qd{qd}_4k_per_s"]
+    assert 0 < r <= 1.25 * j["copy4k_per_s"], (qd, r, j["copy4k_per_s"])
+    assert j[f"ring_qd{qd}_look"] in (1, 2, 4, 8)
+    assert j[f"ring_qd{qd}_publish_every"] in (0, 8, 16)
 PY
 
-txt=$("$FLOOR" --cpus 1,0 --size-mb 4 --loss-ms 20) && ok "text mode" || ko "text exit $?"
+txt=$("$FLOOR" --cpus 1,0 --size-mb 4 --loss-ms 20 --ring-ms 100) && ok "text mode" ||
+	ko "text exit $?"
 grep -q "backend CPU 1, initiator CPU 0" <<<"$txt" && ok "text names the CPUs" || ko "text: $txt"
+grep -qE "bare split-ring backend, 4 KiB random read QD128 \(look-ahead [0-9]+, used index [a-z0-9 ]+\): [0-9.]+ M/s" \
+	<<<"$txt" && ok "text has the QD128 ring floor" || ko "text: $txt"
 
 bad() { # name option-in-message args...
 	local name=$1 what=$2
@@ -53,6 +69,8 @@ bad size_word "--size-mb" --size-mb lots
 bad loss "--loss-ms" --loss-ms -5
 bad extra "unexpected" stray
 bad soak_zero "--copy-soak" --copy-soak 0
+bad ring_short "--ring-ms" --ring-ms 99
+bad ring_word "--ring-ms" --ring-ms long
 
 # --copy-soak: one rate per whole second, each a positive count
 out=$("$FLOOR" --size-mb 64 --copy-soak 2 --json 2>&1)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * floor.c - the machine measurements of floor.h: cache-line ping-pong,
- * dependent random loads, random 4 KiB copies, busy-loop gaps.
+ * dependent random loads, a bare split ring at QD1 and at high queue depth,
+ * random 4 KiB copies, busy-loop gaps.
  */
 #include "floor.h"
 
@@ -13,6 +14,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
+
+#include <linux/virtio_blk.h>
+#include <linux/virtio_ring.h>
 
 #define LINE 64u
 #define BLOCK 4096u
@@ -150,11 +154,17 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Median of n figures (sorts them). */
+static double median(double *x, unsigned n)
+{
+	qsort(x, n, sizeof(x[0]), cmp_double);
+	return x[n / 2];
+}
+
 /* Median of RTT_BATCHES batch figures (sorts them). */
 static double median_batch(double *batch)
 {
-	qsort(batch, RTT_BATCHES, sizeof(batch[0]), cmp_double);
-	return batch[RTT_BATCHES / 2];
+	return median(batch, RTT_BATCHES);
 }
 
 int floor_rtt_ns(int cpu_a, int cpu_b, unsigned rounds, double *rtt_ns)
@@ -310,6 +320,320 @@ int floor_ring_qd1_ns(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigne
 		return r.err;
 	*ns = median_batch(batch);
 	return 0;
+}
+
+/* ---- bare split ring at high queue depth ---- */
+
+#define RQ_SIZE 1024u	       /* queue size (femu-bench's default) */
+#define RQ_GPA0 0x100000000ull /* "guest physical" address of the shared region */
+#define RQ_PF_BYTES 512u       /* bytes of a block prefetched ahead (as the copy floor) */
+#define RQ_SAMPLES 20u	       /* rate samples per run (the first is a warm-up) */
+#define RQ_STATUS_UNSET 0xffu  /* a status byte before the backend writes it */
+
+/* The initiator's memory, shared with the backend: ring, headers, status bytes, data. */
+struct rq_shm {
+	uint8_t *base;
+	size_t len;
+	struct vring vr;
+	struct virtio_blk_outhdr *hdr; /* qd headers, 16 B apart */
+	uint8_t *status;	       /* qd status bytes, 1 B apart */
+	uint8_t *data;		       /* qd 4 KiB buffers */
+};
+
+/* One request as the backend parsed it. */
+struct rq_req {
+	const uint8_t *src; /* NULL: out of range, answer an error */
+	uint8_t *dst;
+	uint8_t *status; /* NULL: no status byte to write */
+	uint32_t len;
+	uint16_t head;
+};
+
+struct rq_run {
+	struct rq_shm m;
+	const struct floor_buf *buf;
+	unsigned qd, look;
+	unsigned pub; /* store the used index after this many requests (0: once per batch) */
+	int cpu, err;
+	struct rq_req q[RQ_SIZE]; /* the backend's parsed batch */
+	volatile int stop __attribute__((aligned(64)));
+};
+
+static void *rq_xlate(const struct rq_shm *m, uint64_t gpa, uint64_t len)
+{
+	uint64_t off = gpa - RQ_GPA0;
+
+	if (gpa < RQ_GPA0 || off > m->len || len > m->len - off)
+		return NULL;
+	return m->base + off;
+}
+
+static uint64_t rq_gpa(const struct rq_shm *m, const void *p)
+{
+	return RQ_GPA0 + (uint64_t)((const uint8_t *)p - m->base);
+}
+
+/*
+ * Lay out the ring and the request memory as femu-bench does (headers and
+ * status bytes packed in arrays) with pre-built chains: slot s is head
+ * descriptor s -> data descriptor qd + 2s -> status descriptor qd + 2s + 1.
+ */
+static int rq_shm_init(struct rq_shm *m, unsigned qd)
+{
+	size_t ring = (vring_size(RQ_SIZE, 4096) + 4095) & ~(size_t)4095;
+	size_t hdr = ((size_t)qd * sizeof(*m->hdr) + 63) & ~(size_t)63;
+	size_t st = ((size_t)qd + 63) & ~(size_t)63;
+	size_t data = (size_t)qd * BLOCK;
+	struct vring_desc *d;
+
+	m->len = ring + ((hdr + st + 4095) & ~(size_t)4095) + data;
+	m->base = aligned_alloc(4096, m->len);
+	if (m->base == NULL)
+		return -ENOMEM;
+	memset(m->base, 0, m->len);
+	vring_init(&m->vr, RQ_SIZE, m->base, 4096);
+	m->hdr = (struct virtio_blk_outhdr *)(m->base + ring);
+	m->status = (uint8_t *)m->hdr + hdr;
+	m->data = m->base + ring + ((hdr + st + 4095) & ~(size_t)4095);
+	d = m->vr.desc;
+	for (unsigned s = 0; s < qd; s++) {
+		unsigned dd = qd + 2 * s;
+
+		d[s] = (struct vring_desc){rq_gpa(m, &m->hdr[s]), sizeof(m->hdr[s]),
+					   VRING_DESC_F_NEXT, (uint16_t)dd};
+		d[dd] =
+		    (struct vring_desc){rq_gpa(m, m->data + (size_t)s * BLOCK), BLOCK,
+					VRING_DESC_F_NEXT | VRING_DESC_F_WRITE, (uint16_t)(dd + 1)};
+		d[dd + 1] = (struct vring_desc){rq_gpa(m, &m->status[s]), 1, VRING_DESC_F_WRITE, 0};
+	}
+	m->vr.used->flags = VRING_USED_F_NO_NOTIFY; /* a poller: no kicks */
+	m->vr.avail->flags = VRING_AVAIL_F_NO_INTERRUPT;
+	return 0;
+}
+
+/* Backend: the chain of head, its header and buffers, the block it reads. */
+static void rq_parse(const struct rq_run *r, uint16_t head, struct rq_req *q)
+{
+	const struct vring_desc *d = r->m.vr.desc, *h, *dd, *sd;
+	const struct virtio_blk_outhdr *hdr;
+	uint64_t sector;
+
+	h = &d[head & (RQ_SIZE - 1)];
+	dd = &d[h->next & (RQ_SIZE - 1)];
+	sd = &d[dd->next & (RQ_SIZE - 1)];
+	q->head = head;
+	q->len = dd->len;
+	q->dst = rq_xlate(&r->m, dd->addr, dd->len);
+	q->status = rq_xlate(&r->m, sd->addr, 1);
+	q->src = NULL;
+	hdr = rq_xlate(&r->m, h->addr, sizeof(*hdr));
+	if (hdr == NULL || q->dst == NULL || hdr->type != VIRTIO_BLK_T_IN)
+		return;
+	sector = hdr->sector;
+	if (sector < r->buf->len / 512 && q->len <= r->buf->len - sector * 512)
+		q->src = r->buf->base + sector * 512;
+}
+
+/* Backend: copy, status, used entry (the used index is stored once per batch). */
+static void rq_serve(const struct rq_run *r, const struct rq_req *q, uint16_t used_idx)
+{
+	struct vring_used_elem *e = &r->m.vr.used->ring[used_idx & (RQ_SIZE - 1)];
+
+	if (q->src != NULL)
+		memcpy(q->dst, q->src, q->len);
+	if (q->status != NULL)
+		*q->status = q->src != NULL ? VIRTIO_BLK_S_OK : VIRTIO_BLK_S_IOERR;
+	e->id = q->head;
+	e->len = q->src != NULL ? q->len + 1 : 1;
+}
+
+/*
+ * Backend on CPU a: take every new avail entry, parse each r->look requests
+ * ahead of its copy and prefetch the first RQ_PF_BYTES of its block, then
+ * serve it; store the used index after every r->pub requests and at the end
+ * of the batch (the initiator refills while the batch goes on).
+ */
+static void *rq_backend(void *arg)
+{
+	struct rq_run *r = arg;
+	struct vring_avail *av = r->m.vr.avail;
+	uint16_t last = 0, used = 0;
+	struct spin s = {0, 0};
+
+	r->err = floor_pin(r->cpu);
+	while (r->err == 0 && !r->stop) {
+		uint16_t n = (uint16_t)(__atomic_load_n(&av->idx, __ATOMIC_ACQUIRE) - last);
+		unsigned parsed = 0;
+
+		if (n > RQ_SIZE) /* a broken initiator: serve what the ring can hold */
+			n = RQ_SIZE;
+		if (n == 0) {
+			if (spin_expired(&s))
+				r->err = -ETIMEDOUT;
+			continue;
+		}
+		s = (struct spin){0, 0};
+		for (unsigned i = 0; i < n; i++) {
+			unsigned want = i + 1 + r->look < n ? i + 1 + r->look : n;
+
+			for (; parsed < want; parsed++) {
+				struct rq_req *q = &r->q[parsed];
+
+				rq_parse(r, av->ring[(uint16_t)(last + parsed) & (RQ_SIZE - 1)], q);
+				for (unsigned l = 0;
+				     r->look > 0 && q->src != NULL && l < RQ_PF_BYTES; l += LINE)
+					__builtin_prefetch(q->src + l, 0, 3);
+			}
+			rq_serve(r, &r->q[i], used++);
+			if (r->pub != 0 && (i + 1) % r->pub == 0 && i + 1 < n)
+				__atomic_store_n(&r->m.vr.used->idx, used, __ATOMIC_RELEASE);
+		}
+		__atomic_store_n(&r->m.vr.used->idx, used, __ATOMIC_RELEASE);
+		last = (uint16_t)(last + n);
+	}
+	return NULL;
+}
+
+/* Initiator: a read of a random 4 KiB block on slot, queued (published by the caller). */
+static void rq_submit(struct rq_run *r, unsigned slot, uint16_t *avail_idx, uint64_t *rs)
+{
+	struct rq_shm *m = &r->m;
+
+	m->hdr[slot].type = VIRTIO_BLK_T_IN;
+	m->hdr[slot].ioprio = 0;
+	m->hdr[slot].sector = (rnd(rs) % (r->buf->len / BLOCK)) * (BLOCK / 512);
+	m->status[slot] = RQ_STATUS_UNSET;
+	m->vr.avail->ring[*avail_idx & (RQ_SIZE - 1)] = (uint16_t)slot;
+	(*avail_idx)++;
+}
+
+/*
+ * Initiator on the calling CPU: keep r->qd requests in flight for ms, reap
+ * and re-post; *rate: median of the per-sample completion rates (the first
+ * sample is a warm-up).
+ */
+static int rq_initiate(struct rq_run *r, unsigned ms, double *rate)
+{
+	struct rq_shm *m = &r->m;
+	uint64_t rs = 0x6a09e667f3bcc909ull, n = 0, checked = 0;
+	uint64_t step = (uint64_t)ms * 1000000ull / RQ_SAMPLES, t0 = now_ns(), t = t0;
+	double samples[RQ_SAMPLES];
+	uint16_t avail_idx = 0, last_used = 0;
+	unsigned k = 0;
+	struct spin s = {0, 0};
+
+	for (unsigned slot = 0; slot < r->qd; slot++)
+		rq_submit(r, slot, &avail_idx, &rs);
+	__atomic_store_n(&m->vr.avail->idx, avail_idx, __ATOMIC_RELEASE);
+	while (k < RQ_SAMPLES) {
+		uint16_t used = __atomic_load_n(&m->vr.used->idx, __ATOMIC_ACQUIRE);
+
+		if (used == last_used) {
+			int err = __atomic_load_n(&r->err, __ATOMIC_RELAXED);
+
+			if (spin_expired(&s) || err != 0)
+				return err != 0 ? err : -ETIMEDOUT;
+			continue;
+		}
+		s = (struct spin){0, 0};
+		for (; last_used != used; last_used++, n++) {
+			uint32_t id = m->vr.used->ring[last_used & (RQ_SIZE - 1)].id;
+
+			if (id >= r->qd || m->status[id] != VIRTIO_BLK_S_OK)
+				return -EIO;
+			rq_submit(r, id, &avail_idx, &rs);
+		}
+		__atomic_store_n(&m->vr.avail->idx, avail_idx, __ATOMIC_RELEASE);
+		if (n - checked >= 256) {
+			uint64_t now = now_ns();
+
+			checked = n;
+			if (now - t >= step) {
+				samples[k++] = (double)n * 1e9 / (double)(now - t);
+				n = checked = 0;
+				t = now;
+			}
+		}
+	}
+	*rate = median(samples + 1, RQ_SAMPLES - 1);
+	return 0;
+}
+
+/* One run: a fresh ring, the backend thread on r->cpu, the initiator here. */
+static int rq_run_once(struct rq_run *r, unsigned ms, double *rate)
+{
+	pthread_t t;
+	int rc;
+
+	free(r->m.base);
+	if ((rc = rq_shm_init(&r->m, r->qd)) != 0)
+		return rc;
+	r->stop = 0;
+	r->err = 0;
+	if ((rc = pthread_create(&t, NULL, rq_backend, r)) != 0)
+		return -rc;
+	rc = rq_initiate(r, ms, rate);
+	r->stop = 1;
+	pthread_join(t, NULL);
+	return rc != 0 ? rc : r->err;
+}
+
+/*
+ * Short trials of every look-ahead and publish interval, two interleaved
+ * rounds (a disturbance then hits one trial of a variant, not all); the
+ * variant with the highest summed rate wins.
+ */
+static int rq_pick(struct rq_run *r, unsigned trial_ms, struct floor_ring_res *out)
+{
+	static const unsigned looks[] = {1, 2, 4, 8}, pubs[] = {0, 16, 8};
+	enum { NL = sizeof(looks) / sizeof(looks[0]), NP = sizeof(pubs) / sizeof(pubs[0]) };
+	double sum[NL][NP] = {{0}}, best = -1, x;
+	int rc;
+
+	for (unsigned round = 0; round < 2; round++)
+		for (unsigned i = 0; i < NL; i++)
+			for (unsigned j = 0; j < NP; j++) {
+				r->look = looks[i];
+				r->pub = pubs[j];
+				if ((rc = rq_run_once(r, trial_ms, &x)) != 0)
+					return rc;
+				sum[i][j] += x;
+			}
+	for (unsigned i = 0; i < NL; i++)
+		for (unsigned j = 0; j < NP; j++)
+			if (sum[i][j] > best) {
+				best = sum[i][j];
+				out->look = looks[i];
+				out->pub = pubs[j];
+			}
+	return 0;
+}
+
+int floor_ring_rate(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigned qd, unsigned ms,
+		    struct floor_ring_res *out)
+{
+	unsigned trial_ms = ms / 8 < 25 ? 25 : ms / 8 > 100 ? 100 : ms / 8;
+	struct rq_run *r;
+	int rc;
+
+	if (cpu_a == cpu_b || qd == 0 || qd > FLOOR_RING_MAX_QD || ms < 100 || buf->len < BLOCK)
+		return -EINVAL;
+	if ((rc = floor_pin(cpu_b)) != 0)
+		return rc;
+	r = calloc(1, sizeof(*r));
+	if (r == NULL)
+		return -ENOMEM;
+	r->buf = buf;
+	r->qd = qd;
+	r->cpu = cpu_a;
+	if ((rc = rq_pick(r, trial_ms, out)) == 0) {
+		r->look = out->look;
+		r->pub = out->pub;
+		rc = rq_run_once(r, ms, &out->rate);
+	}
+	free(r->m.base);
+	free(r);
+	return rc;
 }
 
 /* ---- memory ---- */

@@ -10,6 +10,8 @@
  *  - DRAM: dependent random loads over a buffer the size of the backend;
  *  - a bare split-ring request at QD1: only the ring and request memory a
  *    split virtqueue request must move between the CPUs, plus the copy;
+ *  - a bare split ring at high queue depth: the same with QD requests in
+ *    flight, the backend taking every new avail entry at once;
  *  - 4 KiB copy: a random 4 KiB block of that buffer copied into a small
  *    buffer, one at a time (what a QD1 read costs the backend) and
  *    overlapped with look-ahead prefetch (what bounds one core at high QD);
@@ -48,6 +50,38 @@ int floor_rtt_ns(int cpu_a, int cpu_b, unsigned rounds, double *rtt_ns);
  */
 int floor_ring_qd1_ns(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigned rounds,
 		      double *ns);
+
+/*
+ * The most 4 KiB random reads per second any split-virtqueue backend on CPU a
+ * can serve an initiator on CPU b that keeps qd requests in flight.  The
+ * memory is a real split ring (1024 entries) and request memory laid out as
+ * femu-bench lays it out: pre-built 3-descriptor chains (header, 4 KiB data,
+ * status byte, as the Linux driver chains them), headers and status bytes
+ * packed in arrays, the data buffers.  The initiator writes a header (random
+ * block of buf), resets the status byte and writes an avail entry per
+ * request, stores the avail index once per batch of completions it reaped,
+ * and checks each completion's id and status.  The backend takes every new
+ * avail entry at once; for each it reads the avail entry, the three
+ * descriptors and the header, translates the three addresses (one region,
+ * bounds-checked), checks the type and the sector range, copies the block
+ * into the data buffer, writes the status byte and a used entry; it stores
+ * the used index at the end of each batch and, when that is faster, every
+ * 16 or 8 requests within it.  Requests are parsed `look` requests ahead of
+ * their copy and the first 512 B of their block prefetched then (as
+ * floor_copy4k_rate).  The best look-ahead (1, 2, 4, 8) and publish interval
+ * (batch, 16, 8) in short trials (ms / 8, 25..100 ms, two rounds) is then
+ * measured for ms.  No notifications (both sides poll), no model, no
+ * statistics.  0, -EINVAL (same CPUs, qd not 1..FLOOR_RING_MAX_QD, ms < 100),
+ * -ETIMEDOUT (a partner silent for 10 s) or another -errno.
+ */
+#define FLOOR_RING_MAX_QD 256u
+struct floor_ring_res {
+	double rate;   /* requests/s: median of 19 samples of ms / 20 each */
+	unsigned look; /* requests parsed ahead of the copy */
+	unsigned pub;  /* used index stored every pub requests, 0: once per batch */
+};
+int floor_ring_rate(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigned qd, unsigned ms,
+		    struct floor_ring_res *out);
 
 /* Mean latency of n dependent loads at random lines of b (ns). */
 double floor_dram_ns(const struct floor_buf *b, unsigned n);

@@ -19,21 +19,25 @@ struct floor_opts {
 	int cpu_a, cpu_b;
 	unsigned size_mb;
 	unsigned loss_ms;
-	unsigned soak_s; /* --copy-soak: only the per-second copy rate */
+	unsigned soak_s;  /* --copy-soak: only the per-second copy rate */
+	unsigned ring_ms; /* --ring-ms: time of each high-QD split-ring measurement */
 	int json;
 };
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: femu-floor [--cpus A,B] [--size-mb N] [--loss-ms MS] [--copy-soak SEC] "
-		   "[--json]\n"
+	fprintf(f, "Usage: femu-floor [--cpus A,B] [--size-mb N] [--loss-ms MS] [--ring-ms MS] "
+		   "[--copy-soak SEC] [--json]\n"
 		   "Measures the floor under any vhost-user-blk backend on CPU A serving an\n"
-		   "initiator on CPU B: cache-line round trip A<->B, DRAM latency and random\n"
+		   "initiator on CPU B: cache-line round trip A<->B, DRAM latency, random\n"
 		   "4 KiB copies (one at a time and overlapped) out of an N MiB buffer on A,\n"
+		   "a bare split-ring backend's 4 KiB random reads at QD1, QD32 and QD128,\n"
 		   "and the CPU time each CPU loses (busy-loop gaps > 1 us).\n"
 		   "  --cpus A,B     backend CPU and initiator CPU (default 0,1)\n"
 		   "  --size-mb N    buffer size, as the backend's (default 1024, min 1)\n"
 		   "  --loss-ms MS   busy-loop time per CPU (default 1000)\n"
+		   "  --ring-ms MS   time of each high-QD split-ring measurement, after short\n"
+		   "                 trials of its look-ahead (default 2000, min 100)\n"
 		   "  --copy-soak SEC  only this: random 4 KiB copies on CPU A out of a fresh\n"
 		   "                 buffer for SEC seconds, the rate of each second\n"
 		   "  --json         one JSON object\n");
@@ -56,12 +60,14 @@ static int parse_opts(int argc, char **argv, struct floor_opts *o)
 					   {"loss-ms", required_argument, NULL, 'l'},
 					   {"json", no_argument, NULL, 'j'},
 					   {"copy-soak", required_argument, NULL, 'k'},
+					   {"ring-ms", required_argument, NULL, 'r'},
 					   {"help", no_argument, NULL, 'h'},
 					   {NULL, 0, NULL, 0}};
 	unsigned long v, a, b;
 	int c;
 
-	*o = (struct floor_opts){.cpu_a = 0, .cpu_b = 1, .size_mb = 1024, .loss_ms = 1000};
+	*o = (struct floor_opts){
+	    .cpu_a = 0, .cpu_b = 1, .size_mb = 1024, .loss_ms = 1000, .ring_ms = 2000};
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (c) {
 		case 'c': {
@@ -99,6 +105,14 @@ static int parse_opts(int argc, char **argv, struct floor_opts *o)
 				return -1;
 			}
 			o->loss_ms = (unsigned)v;
+			break;
+		case 'r':
+			if (parse_uint(optarg, 600000, &v) || v < 100) {
+				fprintf(stderr, "femu-floor: --ring-ms '%s': 100..600000 ms\n",
+					optarg);
+				return -1;
+			}
+			o->ring_ms = (unsigned)v;
 			break;
 		case 'j':
 			o->json = 1;
@@ -146,12 +160,107 @@ static int copy_soak(const struct floor_opts *o, struct floor_buf *buf)
 	return 0;
 }
 
+/* Queue depths of the high-QD split-ring floor (keys ring_qd<N>_4k_per_s). */
+static const unsigned ring_qds[] = {32, 128};
+#define NRING (sizeof(ring_qds) / sizeof(ring_qds[0]))
+
+struct floor_figs {
+	double rtt, dram, copy, rate, qd1, ring;
+	struct floor_ring_res ringq[NRING];
+	struct floor_loss la, lb;
+};
+
+/* Every figure; 0 or 1 after printing what failed. */
+static int measure(const struct floor_opts *o, struct floor_buf *buf, struct floor_figs *f)
+{
+	int rc = floor_rtt_ns(o->cpu_a, o->cpu_b, 200000, &f->rtt);
+
+	if (rc != 0) {
+		fprintf(stderr, "femu-floor: round trip CPU %d <-> %d: %s\n", o->cpu_a, o->cpu_b,
+			strerror(-rc));
+		return 1;
+	}
+	rc = floor_ring_qd1_ns(o->cpu_a, o->cpu_b, buf, 200000, &f->ring);
+	if (rc != 0) {
+		fprintf(stderr, "femu-floor: ring CPU %d <-> %d: %s\n", o->cpu_a, o->cpu_b,
+			strerror(-rc));
+		return 1;
+	}
+	for (unsigned i = 0; i < NRING; i++) {
+		rc =
+		    floor_ring_rate(o->cpu_a, o->cpu_b, buf, ring_qds[i], o->ring_ms, &f->ringq[i]);
+		if (rc != 0) {
+			fprintf(stderr, "femu-floor: split ring QD%u CPU %d <-> %d: %s\n",
+				ring_qds[i], o->cpu_a, o->cpu_b, strerror(-rc));
+			return 1;
+		}
+	}
+	floor_pin(o->cpu_a);
+	f->copy = floor_copy4k_ns(buf, 200000);
+	f->rate = floor_copy4k_rate(buf, 500000);
+	f->dram = floor_dram_ns(buf, 500000); /* last: it writes pointers into the buffer */
+	floor_cpu_loss(o->loss_ms, &f->la);
+	floor_pin(o->cpu_b);
+	floor_cpu_loss(o->loss_ms, &f->lb);
+	f->qd1 = f->rtt + f->copy;
+	return 0;
+}
+
+static void print_json(const struct floor_opts *o, const struct floor_figs *f)
+{
+	printf("{\"cpus\": [%d, %d], \"size_mb\": %u, \"rtt_ns\": %.1f, \"dram_ns\": %.1f, "
+	       "\"copy4k_ns\": %.1f, \"copy4k_per_s\": %.0f, \"qd1_4k_floor_ns\": %.1f, "
+	       "\"qd1_4k_max_iops\": %.0f, \"ring_qd1_4k_ns\": %.1f, "
+	       "\"ring_qd1_4k_max_iops\": %.0f, ",
+	       o->cpu_a, o->cpu_b, o->size_mb, f->rtt, f->dram, f->copy, f->rate, f->qd1,
+	       1e9 / f->qd1, f->ring, 1e9 / f->ring);
+	for (unsigned i = 0; i < NRING; i++)
+		printf("\"ring_qd%u_4k_per_s\": %.0f, \"ring_qd%u_look\": %u, "
+		       "\"ring_qd%u_publish_every\": %u, ",
+		       ring_qds[i], f->ringq[i].rate, ring_qds[i], f->ringq[i].look, ring_qds[i],
+		       f->ringq[i].pub);
+	printf("\"ring_ms\": %u, \"cpu_lost_pct\": [%.2f, %.2f], "
+	       "\"gaps_per_s\": [%.0f, %.0f], \"gaps10_per_s\": [%.0f, %.0f], "
+	       "\"max_gap_us\": [%.1f, %.1f]}\n",
+	       o->ring_ms, f->la.lost_pct, f->lb.lost_pct, f->la.gaps_per_s, f->lb.gaps_per_s,
+	       f->la.gaps10_per_s, f->lb.gaps10_per_s, f->la.max_gap_us, f->lb.max_gap_us);
+}
+
+static void print_text(const struct floor_opts *o, const struct floor_figs *f)
+{
+	printf("machine floor (backend CPU %d, initiator CPU %d, %u MiB buffer):\n", o->cpu_a,
+	       o->cpu_b, o->size_mb);
+	printf("  cache-line round trip CPU %d <-> %d   %8.1f ns\n", o->cpu_a, o->cpu_b, f->rtt);
+	printf("  random dependent load                %8.1f ns\n", f->dram);
+	printf("  random 4 KiB copy, one at a time     %8.1f ns\n", f->copy);
+	printf("  random 4 KiB copies, overlapped      %8.2f M/s (one core)\n", f->rate / 1e6);
+	printf("  => 4 KiB read QD1 floor (round trip + copy) %.1f ns = at most %.0f IOPS\n",
+	       f->qd1, 1e9 / f->qd1);
+	printf("  bare split-ring backend, 4 KiB read QD1 (rings, header, copy, status only) "
+	       "%.1f ns = at most %.0f IOPS\n",
+	       f->ring, 1e9 / f->ring);
+	for (unsigned i = 0; i < NRING; i++) {
+		char pub[32] = "per batch";
+
+		if (f->ringq[i].pub != 0)
+			snprintf(pub, sizeof(pub), "every %u requests", f->ringq[i].pub);
+		printf(
+		    "  bare split-ring backend, 4 KiB random read QD%u (look-ahead %u, used index "
+		    "%s): %.2f M/s = %.0f%% of the overlapped copy rate\n",
+		    ring_qds[i], f->ringq[i].look, pub, f->ringq[i].rate / 1e6,
+		    100.0 * f->ringq[i].rate / f->rate);
+	}
+	printf("  CPU time lost (gaps > 1 us): CPU %d %.2f%% (%.0f/s, %.0f/s > 10 us, max %.0f "
+	       "us), CPU %d %.2f%% (%.0f/s, %.0f/s > 10 us, max %.0f us)\n",
+	       o->cpu_a, f->la.lost_pct, f->la.gaps_per_s, f->la.gaps10_per_s, f->la.max_gap_us,
+	       o->cpu_b, f->lb.lost_pct, f->lb.gaps_per_s, f->lb.gaps10_per_s, f->lb.max_gap_us);
+}
+
 int main(int argc, char **argv)
 {
 	struct floor_opts o;
 	struct floor_buf buf;
-	struct floor_loss la, lb;
-	double rtt, dram, copy, rate, qd1, ring;
+	struct floor_figs f;
 	int rc;
 
 	if (parse_opts(argc, argv, &o) != 0)
@@ -169,57 +278,13 @@ int main(int argc, char **argv)
 	}
 	if (o.soak_s > 0)
 		return copy_soak(&o, &buf);
-	rc = floor_rtt_ns(o.cpu_a, o.cpu_b, 200000, &rtt);
-	if (rc != 0) {
-		fprintf(stderr, "femu-floor: round trip CPU %d <-> %d: %s\n", o.cpu_a, o.cpu_b,
-			strerror(-rc));
-		floor_buf_fini(&buf);
-		return 1;
-	}
-	rc = floor_ring_qd1_ns(o.cpu_a, o.cpu_b, &buf, 200000, &ring);
-	if (rc != 0) {
-		fprintf(stderr, "femu-floor: ring CPU %d <-> %d: %s\n", o.cpu_a, o.cpu_b,
-			strerror(-rc));
-		floor_buf_fini(&buf);
-		return 1;
-	}
-	floor_pin(o.cpu_a);
-	copy = floor_copy4k_ns(&buf, 200000);
-	rate = floor_copy4k_rate(&buf, 500000);
-	dram = floor_dram_ns(&buf, 500000); /* last: it writes pointers into the buffer */
-	floor_cpu_loss(o.loss_ms, &la);
-	floor_pin(o.cpu_b);
-	floor_cpu_loss(o.loss_ms, &lb);
+	rc = measure(&o, &buf, &f);
 	floor_buf_fini(&buf);
-	qd1 = rtt + copy;
-	if (o.json) {
-		printf("{\"cpus\": [%d, %d], \"size_mb\": %u, \"rtt_ns\": %.1f, \"dram_ns\": %.1f, "
-		       "\"copy4k_ns\": %.1f, \"copy4k_per_s\": %.0f, \"qd1_4k_floor_ns\": %.1f, "
-		       "\"qd1_4k_max_iops\": %.0f, \"ring_qd1_4k_ns\": %.1f, "
-		       "\"ring_qd1_4k_max_iops\": %.0f, "
-		       "\"cpu_lost_pct\": [%.2f, %.2f], "
-		       "\"gaps_per_s\": [%.0f, %.0f], \"gaps10_per_s\": [%.0f, %.0f], "
-		       "\"max_gap_us\": [%.1f, %.1f]}\n",
-		       o.cpu_a, o.cpu_b, o.size_mb, rtt, dram, copy, rate, qd1, 1e9 / qd1, ring,
-		       1e9 / ring, la.lost_pct, lb.lost_pct, la.gaps_per_s, lb.gaps_per_s,
-		       la.gaps10_per_s, lb.gaps10_per_s, la.max_gap_us, lb.max_gap_us);
-		return 0;
-	}
-	printf("machine floor (backend CPU %d, initiator CPU %d, %u MiB buffer):\n", o.cpu_a,
-	       o.cpu_b, o.size_mb);
-	printf("  cache-line round trip CPU %d <-> %d   %8.1f ns\n", o.cpu_a, o.cpu_b, rtt);
-	printf("  random dependent load                %8.1f ns\n", dram);
-	printf("  random 4 KiB copy, one at a time     %8.1f ns\n", copy);
-	printf("  random 4 KiB copies, overlapped      %8.2f M/s (one core)\n", rate / 1e6);
-	printf("  => 4 KiB read QD1 floor (round trip + copy) %.1f ns = at most %.0f IOPS\n", qd1,
-	       1e9 / qd1);
-	printf("  bare split-ring backend, 4 KiB read QD1 (rings, header, copy, status only) "
-	       "%.1f ns = at most %.0f IOPS\n",
-	       ring, 1e9 / ring);
-	printf(
-	    "  CPU time lost (gaps > 1 us): CPU %d %.2f%% (%.0f/s, %.0f/s > 10 us, max %.0f us), "
-	    "CPU %d %.2f%% (%.0f/s, %.0f/s > 10 us, max %.0f us)\n",
-	    o.cpu_a, la.lost_pct, la.gaps_per_s, la.gaps10_per_s, la.max_gap_us, o.cpu_b,
-	    lb.lost_pct, lb.gaps_per_s, lb.gaps10_per_s, lb.max_gap_us);
+	if (rc != 0)
+		return rc;
+	if (o.json)
+		print_json(&o, &f);
+	else
+		print_text(&o, &f);
 	return 0;
 }

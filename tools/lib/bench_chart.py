@@ -5,7 +5,8 @@
 
 Writes OUT_PREFIX-iops.{png,svg}: randread IOPS by queue depth, one line per target, one
 panel per block size, with the machine floor of the same run (femu-floor: the random 4 KiB
-copy rate of one core and the bare split-ring QD1 rate) drawn across the 4 KiB panel; and
+copy rate of one core and the bare split-ring QD1 rate drawn across the 4 KiB panel, the bare
+split-ring QD32/QD128 rates as points); and
 OUT_PREFIX-qd1-latency.{png,svg}: the distribution of 4 KiB randread QD1 latency per target
 (percentile by latency).  OUT_PREFIX defaults to RESULT without .json.  Prints the files.
 """
@@ -17,6 +18,8 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+
+from benchlib import RING_FLOOR_QDS, ring_floor_key  # noqa: E402
 
 COLORS = {"femud": "#d62728", "qsd-null": "#1f77b4", "qsd-shm": "#2ca02c",
           "dpdk-ex": "#9467bd"}
@@ -74,6 +77,11 @@ def iops_chart(res, prefix):
                        label="floor: one core's random 4 KiB copy rate")
             ax.axhline(fl["ring_qd1_4k_max_iops"] / 1e6, ls=":", color="gray",
                        label="floor: bare split ring, QD1")
+            ring = [(qd, fl[ring_floor_key(qd)] / 1e6) for qd in RING_FLOOR_QDS
+                    if ring_floor_key(qd) in fl]
+            if ring:
+                ax.plot([p[0] for p in ring], [p[1] for p in ring], ls="none", marker="x",
+                        color="gray", label="floor: bare split ring, QD32/QD128")
         ax.set_xscale("log", base=2)
         ax.set_xticks([1, 32, 128])
         ax.set_xticklabels(["1", "32", "128"])

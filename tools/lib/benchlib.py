@@ -151,3 +151,26 @@ def fmt_iops(v):
     if v is None:
         return "-"
     return f"{v / 1e6:.2f}M" if v >= 1e6 else f"{v / 1e3:.1f}k"
+
+
+# Queue depths of femu-floor's bare split-ring rate (its keys ring_qd<N>_4k_per_s).
+RING_FLOOR_QDS = (32, 128)
+
+
+def ring_floor_key(qd):
+    return f"ring_qd{qd}_4k_per_s"
+
+
+def ring_floor_note(iops, qd, fl, share=0.85):
+    """femud's 4 KiB IOPS at qd as a share of the same run's bare split-ring floor at qd, and
+    what that floor implies for a goal of `share` x the random 4 KiB copy rate; None when the
+    floor has no ring rate at this queue depth."""
+    ring = fl.get(ring_floor_key(qd)) if fl else None
+    copy = fl.get("copy4k_per_s") if fl else None
+    if not ring or not copy or not iops:
+        return None
+    verdict = ("within it" if ring >= share * copy else
+               "beyond it: no split-ring backend reaches it on this machine")
+    return (f"{100 * iops / ring:.1f}% of the bare split-ring QD{qd} floor {fmt_iops(ring)}/s, "
+            f"which is {100 * ring / copy:.1f}% of the copy rate ({100 * share:.0f}% of the copy "
+            f"rate is {verdict})")
