@@ -349,12 +349,27 @@ static void vq_prefetch_start(struct pmd_vq *q, uint16_t n)
 		vq_prefetch(q, (uint16_t)(q->last_avail + k));
 }
 
+/*
+ * Store the used index once PMD_VQ_PUBLISH_BYTES moved since the last store
+ * (no call: vq_publish_notify() decides that for the whole sweep).  Without
+ * it a driver that keeps QD32 4 KiB requests in flight cannot refill until
+ * the sweep ends, and both sides wait for each other in turn.
+ */
+static inline void vq_publish_early(struct pmd_vq *q, uint64_t bytes, uint64_t *published)
+{
+	if (PMD_VQ_PUBLISH_BYTES == 0 || bytes - *published < PMD_VQ_PUBLISH_BYTES || q->inflight)
+		return;
+	*published = bytes;
+	rte_smp_wmb();
+	st16(&q->used->idx, q->used_idx);
+}
+
 static unsigned vq_take(struct pmd_vq *q, uint64_t now, struct pmd_chain *c)
 {
 	uint64_t t0 = COST_NOW();
 	uint16_t avail_idx = ld16(&q->avail->idx);
 	uint16_t n = (uint16_t)(avail_idx - q->last_avail);
-	uint64_t bytes = 0;
+	uint64_t bytes = 0, published = 0;
 	uint16_t i;
 
 	if (n == 0)
@@ -384,6 +399,7 @@ static unsigned vq_take(struct pmd_vq *q, uint64_t now, struct pmd_chain *c)
 			break;
 		q->last_avail++;
 		bytes += c->rd_len + c->wr_len;
+		vq_publish_early(q, bytes, &published);
 	}
 	if (q->event_idx && q->avail_event != (uint16_t)(q->last_avail - 1)) {
 		q->avail_event = (uint16_t)(q->last_avail - 1);

@@ -44,6 +44,17 @@
 #ifndef PMD_VQ_LOOKAHEAD
 #define PMD_VQ_LOOKAHEAD 4
 #endif
+/*
+ * Within a sweep, the used index is stored each time this many data bytes
+ * were moved since the last store (and at the sweep's end, with the call if
+ * one is due), so that the driver refills the ring while the sweep goes on:
+ * every 16 requests at 4 KiB, never within a sweep of 512 B requests (there
+ * the extra used index transfers cost more than the wait).  0: only at the
+ * sweep's end.
+ */
+#ifndef PMD_VQ_PUBLISH_BYTES
+#define PMD_VQ_PUBLISH_BYTES (64u << 10)
+#endif
 
 /* A completion waiting for its due time. */
 struct pmd_vq_pending {
