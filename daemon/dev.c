@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <rte_lcore.h>
+
 #include "daemon/dev.h"
 #include "daemon/image.h"
 #include "daemon/log.h"
@@ -279,7 +281,8 @@ int femud_dev_image_save_async(struct femud_dev *d)
 	if (__atomic_load_n(&d->saving, __ATOMIC_ACQUIRE) != 0)
 		return -EBUSY;
 	__atomic_store_n(&d->saving, 1, __ATOMIC_RELEASE);
-	if (pthread_create(&d->saver, NULL, dev_saver_main, d) != 0) {
+	/* a control thread: off the pollers' CPUs (the caller may run on one) */
+	if (rte_ctrl_thread_create(&d->saver, "femud-save", NULL, dev_saver_main, d) != 0) {
 		__atomic_store_n(&d->saving, 0, __ATOMIC_RELEASE);
 		return -EAGAIN;
 	}

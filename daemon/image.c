@@ -7,6 +7,8 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <liburing.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,10 +141,21 @@ struct loop {
 	uint64_t moved; /* bytes transferred */
 };
 
+/*
+ * The ring's async workers (io-wq: a write to a regular file is copied by
+ * one of them) may run on the CPUs this thread may run on, and no others:
+ * a saver is a control thread, kept off the pollers' CPUs, and so are they.
+ */
 static int loop_init(struct loop *l)
 {
+	cpu_set_t cpus;
+	int rc;
+
 	memset(l, 0, sizeof(*l));
-	return io_uring_queue_init(IMAGE_QD, &l->ring, 0);
+	rc = io_uring_queue_init(IMAGE_QD, &l->ring, 0);
+	if (rc == 0 && pthread_getaffinity_np(pthread_self(), sizeof(cpus), &cpus) == 0)
+		io_uring_register_iowq_aff(&l->ring, sizeof(cpus), &cpus); /* best effort */
+	return rc;
 }
 
 /* Reap one completion; calls done(c) for it.  Returns 0 or the I/O's error. */

@@ -355,11 +355,13 @@ void pmd_pollers_park(void)
 	__atomic_store_n(&park_go, 0, __ATOMIC_RELEASE);
 	for (unsigned i = 0; i < npollers; i++) {
 		park_msgs[i] = (struct ctl_msg){.type = CTL_PARK};
-		if (pollers[i]->running)
-			while (rte_ring_mp_enqueue(pollers[i]->ctl, &park_msgs[i]) != 0)
-				rte_pause();
-		else
+		if (!pollers[i]->running) {
 			park_msgs[i].done = 1;
+			continue;
+		}
+		while (rte_ring_mp_enqueue(pollers[i]->ctl, &park_msgs[i]) != 0)
+			rte_pause();
+		pmd_sleep_wake(&pollers[i]->sleep); /* asleep (adaptive) or not: it takes it now */
 	}
 	for (unsigned i = 0; i < npollers; i++)
 		ctl_wait(pollers[i], &park_msgs[i]);

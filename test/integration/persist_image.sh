@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # persist_image.sh - device images (image=FILE): a NoSSD device with 16 MiB
 # of 64 written is saved on SIGUSR2 (sparse) while
-# writes go on, and a new femud loads it and reads every sector back; a
+# writes go on, and a new femud loads it and reads every sector back (also
+# with --poll-mode adaptive, the poller asleep when the save starts); a
 # BlackBox device saved after preconditioning gives the same GC counts and
 # write amplification on two starts from the image with the same workload;
 # truncated, corrupted (chunk checksum), wrong-version and wrong-geometry
@@ -41,6 +42,20 @@ stop_femud
 start n2 "devsz_mb=64,image=$IMG" || { ko "start from the image"; finish; }
 grep -q "image loaded from $IMG" "$T/n2.log" && ok "image loaded" || ko "no load line"
 expect_ok readback -q -s "$SOCK" --rw read --bs 1m --qd 4 --size 16m --verify --verify-gen 5 $TO
+stop_femud
+
+# --- a save with adaptive polling: the sleeping poller is woken to park ---
+AIMG=$T/adaptive.img
+start_femud_opts a1 --lcores 0 --poll-mode adaptive --dev "path=$SOCK,devsz_mb=64,image=$AIMG" ||
+	{ ko "start (adaptive)"; finish; }
+expect_ok afill -q -s "$SOCK" --rw write --bs 1m --qd 4 --size 8m --verify --verify-gen 4 $TO
+sleep 0.5 # idle far longer than --idle-us: the poller sleeps
+kill -USR2 "$FEMUD_PID"
+wait_log "$T/a1.log" "image saved to $AIMG" && ok "saved with --poll-mode adaptive (poller asleep)" ||
+	ko "no save with --poll-mode adaptive"
+stop_femud
+start a2 "devsz_mb=64,image=$AIMG" || { ko "start from the adaptive image"; finish; }
+expect_ok areadback -q -s "$SOCK" --rw read --bs 1m --qd 4 --size 8m --verify --verify-gen 4 $TO
 stop_femud
 
 # --- bad images: exit 2, image unchanged ---
