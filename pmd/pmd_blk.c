@@ -29,9 +29,11 @@
 #include <rte_vhost.h>
 
 #include "pmd/blk_config.h"
+#include "pmd/mem_fault.h"
 #include "pmd/pmd.h"
 #include "pmd/pmd_log.h"
 #include "pmd/poller.h"
+#include "pmd/vhu_ctx.h"
 #include "pmd/vq.h"
 #include "pmd/vq_guard.h"
 
@@ -70,6 +72,8 @@ struct pmd_conn {
 	int vid;
 	uint64_t restart_mask; /* queues stopped by a pre hook, restarted by the post hook */
 	bool mem_refused;      /* the memory table failed pmd_guard_mem: no queue starts */
+	bool mem_broken; /* its guest memory faulted (file shrank): closed at its next message */
+	uint32_t inflight_qsize; /* entries per queue of the inflight region (SET_INFLIGHT_FD) */
 	struct pmd_vq *vq[PMD_MAX_QUEUES];
 	struct rte_vhost_memory *mem[PMD_MAX_QUEUES];
 };
@@ -153,7 +157,7 @@ static void queue_stop_all(struct pmd_conn *c, uint64_t *stopped)
  * backend took but never completed (newest first); they are handed to the
  * queue oldest first and the list is marked consumed.
  */
-static void queue_setup_inflight(struct pmd_conn *c, uint16_t qid, struct pmd_vq_setup *s,
+static bool queue_setup_inflight(struct pmd_conn *c, uint16_t qid, struct pmd_vq_setup *s,
 				 uint16_t *heads)
 {
 	struct rte_vhost_ring_inflight ri;
@@ -162,11 +166,18 @@ static void queue_setup_inflight(struct pmd_conn *c, uint16_t qid, struct pmd_vq
 
 	memset(&ri, 0, sizeof(ri));
 	if (rte_vhost_get_vhost_ring_inflight(c->vid, qid, &ri) != 0 || ri.inflight_split == NULL)
-		return;
+		return true;
+	if (s->size > c->inflight_qsize) {
+		/* rte_vhost would write descriptor entries past this queue's area */
+		PMD_LOG(ERR,
+			"%s queue %u: not started: size %u, its inflight area holds %u entries",
+			c->dev->path, qid, s->size, c->inflight_qsize);
+		return false;
+	}
 	s->inflight = true;
 	rs = ri.resubmit_inflight;
 	if (rs == NULL || rs->resubmit_list == NULL)
-		return;
+		return true;
 	for (i = rs->resubmit_num; i-- > 0;) {
 		if (rs->resubmit_list[i].index < s->size && n < PMD_VQ_MAX_SIZE)
 			heads[n++] = rs->resubmit_list[i].index;
@@ -176,6 +187,7 @@ static void queue_setup_inflight(struct pmd_conn *c, uint16_t qid, struct pmd_vq
 	s->nresubmit = n;
 	if (n > 0)
 		PMD_LOG(INFO, "%s queue %u: replaying %u in-flight requests", c->dev->path, qid, n);
+	return true;
 }
 
 /* Refuse rings that are not entirely inside guest memory (logged). */
@@ -232,8 +244,7 @@ static bool queue_setup(struct pmd_conn *c, uint16_t qid, struct rte_vhost_memor
 	s->mem = mem;
 	if (!queue_rings_ok(c, qid, s))
 		return false;
-	queue_setup_inflight(c, qid, s, heads);
-	return true;
+	return queue_setup_inflight(c, qid, s, heads);
 }
 
 static void queue_start(struct pmd_conn *c, uint16_t qid)
@@ -251,9 +262,9 @@ static void queue_start(struct pmd_conn *c, uint16_t qid)
 			dev->params.queues);
 		return;
 	}
-	if (c->mem_refused) {
-		PMD_LOG(ERR, "%s queue %u: not started: its guest memory table was refused",
-			dev->path, qid);
+	if (c->mem_refused || c->mem_broken) {
+		PMD_LOG(ERR, "%s queue %u: not started: its guest memory table was %s", dev->path,
+			qid, c->mem_refused ? "refused" : "broken (SIGBUS)");
 		return;
 	}
 	if (rte_vhost_get_mem_table(c->vid, &mem) != 0 || mem == NULL) {
@@ -288,6 +299,63 @@ static void queue_start(struct pmd_conn *c, uint16_t qid)
 	}
 }
 
+/* ---- guest memory faults (pmd/mem_fault.h) ---- */
+
+/* c's guest memory raised SIGBUS (its file shrank): stop its queues (ctl_lock held). */
+static void memfault_handle(const struct pmd_memfault *f)
+{
+	struct pmd_conn *c = conn_of_vid(f->owner);
+
+	if (c == NULL || c->mem_broken)
+		return;
+	PMD_LOG(ERR,
+		"%s: guest memory region %u faulted (SIGBUS) at offset %" PRIu64
+		": its file shrank under femud; queues stopped, connection closed at its next "
+		"message",
+		c->dev->path, f->tag, f->offset);
+	c->mem_broken = true;
+	c->restart_mask = 0;
+	queue_stop_all(c, NULL);
+}
+
+/* The thread that acts on faults the SIGBUS handler caught. */
+static void *memfault_watch(void *arg)
+{
+	struct pmd_memfault f;
+	uint64_t n;
+
+	RTE_SET_USED(arg);
+	for (;;) {
+		if (read(pmd_memfault_fd(), &n, sizeof(n)) != sizeof(n)) {
+			if (errno == EINTR)
+				continue;
+			PMD_LOG(ERR, "guest memory fault watch stopped: %s", strerror(errno));
+			return NULL;
+		}
+		pthread_mutex_lock(&ctl_lock);
+		while (pmd_memfault_take(&f))
+			memfault_handle(&f);
+		pthread_mutex_unlock(&ctl_lock);
+	}
+}
+
+static pthread_once_t memfault_once = PTHREAD_ONCE_INIT;
+
+static void memfault_start(void)
+{
+	pthread_t th;
+	int rc = pmd_memfault_init();
+
+	if (rc == 0)
+		rc = -pthread_create(&th, NULL, memfault_watch, NULL);
+	if (rc != 0) {
+		PMD_LOG(WARNING, "no SIGBUS net for guest memory: %s", strerror(-rc));
+		return;
+	}
+	pthread_setname_np(th, "femud-memfault");
+	pthread_detach(th);
+}
+
 /* ---- rte_vhost callbacks ---- */
 
 /*
@@ -309,6 +377,32 @@ static bool msg_changes_mem(uint32_t request)
 }
 
 /*
+ * Register the host mappings of c's guest memory with the SIGBUS net
+ * (pmd/mem_fault.h), replacing what was registered before.
+ */
+static void mem_watch(struct pmd_conn *c, const struct rte_vhost_memory *mem)
+{
+	long sys_page = sysconf(_SC_PAGESIZE);
+
+	pmd_memfault_unregister(c->vid);
+	for (uint32_t i = 0; i < mem->nregions; i++) {
+		const struct rte_vhost_mem_region *r = &mem->regions[i];
+		size_t page = sys_page > 0 ? (size_t)sys_page : 4096;
+		struct stat st;
+
+		/* rte_vhost maps in units of the file's block size (huge pages on hugetlbfs) */
+		if (fstat(r->fd, &st) == 0 && (size_t)st.st_blksize > page &&
+		    (st.st_blksize & (st.st_blksize - 1)) == 0)
+			page = (size_t)st.st_blksize;
+		if (pmd_memfault_register(r->mmap_addr, r->mmap_size, page, c->vid, i) != 0)
+			PMD_LOG(WARNING,
+				"%s: guest memory region %u not covered by the SIGBUS net "
+				"(table full)",
+				c->dev->path, i);
+	}
+}
+
+/*
  * After the guest memory map changed: refuse a table with a region its file
  * does not back (SIGBUS on access); queues then stay stopped until a
  * usable table arrives.
@@ -321,12 +415,61 @@ static enum rte_vhost_msg_result mem_check(struct pmd_conn *c, const struct vhu_
 
 	if (rte_vhost_get_mem_table(c->vid, &mem) == 0 && mem != NULL)
 		rc = pmd_guard_mem(mem, why, sizeof(why));
+	if (rc == 0)
+		mem_watch(c, mem);
 	free(mem);
 	c->mem_refused = rc != 0;
 	if (rc == 0)
 		return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
 	c->restart_mask = 0;
 	return msg_refuse(c, msg, why);
+}
+
+/*
+ * Before rte_vhost maps a new memory table (SET_MEM_TABLE, ADD_MEM_REG):
+ * every region's file must be long enough.  rte_vhost itself reads the
+ * rings of a running vring in the new table (and later at SET_VRING_KICK)
+ * before any post hook runs, so a short file would raise SIGBUS inside
+ * rte_vhost; the table is refused here, and the old one stays in use.
+ */
+static enum rte_vhost_msg_result mem_msg_check(struct pmd_conn *c, void *ctx)
+{
+	const struct vhu_msg *msg = ctx;
+	int fds[VHU_MAX_FDS];
+	int n = pmd_vhu_fds(ctx, fds);
+	char why[160];
+
+	if (n < 0)
+		snprintf(why, sizeof(why),
+			 "cannot see the fds rte_vhost received with it (message layout is not "
+			 "DPDK 22.11's)");
+	else if (pmd_guard_mem_msg(msg, fds, n, why, sizeof(why)) == 0)
+		return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
+	return msg_refuse(c, msg, why);
+}
+
+/*
+ * GET/SET_INFLIGHT_FD before rte_vhost allocates or maps the region: sizes
+ * the device can have, and for SET a file that backs every queue's area
+ * (rte_vhost writes into them at once, and reads them at SET_VRING_KICK).
+ */
+static enum rte_vhost_msg_result inflight_msg_check(struct pmd_conn *c, void *ctx)
+{
+	const struct vhu_msg *msg = ctx;
+	int fds[VHU_MAX_FDS];
+	int n = pmd_vhu_fds(ctx, fds);
+	char buf[160];
+	const char *why;
+
+	if (msg->request == VHU_SET_INFLIGHT_FD && n < 0)
+		return msg_refuse(c, msg, "cannot see the fds rte_vhost received with it");
+	why = pmd_guard_inflight_msg(msg, n > 0 ? fds[0] : -1, c->dev->params.queues, buf,
+				     sizeof(buf));
+	if (why != NULL)
+		return msg_refuse(c, msg, why);
+	if (msg->request == VHU_SET_INFLIGHT_FD)
+		c->inflight_qsize = msg->payload.inflight.queue_size;
+	return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
 }
 
 /*
@@ -357,6 +500,14 @@ static enum rte_vhost_msg_result pre_msg(int vid, void *arg)
 		return r;
 	}
 	dev = c->dev;
+	if (c->mem_broken) {
+		/* no NACK: rte_vhost closes the connection */
+		msg->flags &= ~VHU_FLAG_NEED_REPLY;
+		r = msg_refuse(c, msg, "its guest memory faulted (SIGBUS); closing the connection");
+		pmd_vhu_fds_close(arg);
+		pthread_mutex_unlock(&ctl_lock);
+		return r;
+	}
 	switch (msg->request) {
 	case VHU_GET_CONFIG:
 		r = RTE_VHOST_MSG_RESULT_REPLY;
@@ -379,24 +530,49 @@ static enum rte_vhost_msg_result pre_msg(int vid, void *arg)
 		if (msg->payload.state.index < PMD_MAX_QUEUES)
 			queue_stop(c, (uint16_t)msg->payload.state.index);
 		break;
+	/*
+	 * rte_vhost unmaps the guest memory (SET_MEM_TABLE, ADD/REM_MEM_REG) or
+	 * the inflight region (GET/SET_INFLIGHT_FD) that running queues use:
+	 * stop them first (once the message passed femud's checks), restart
+	 * them from the post hook.
+	 */
 	case VHU_SET_MEM_TABLE:
 	case VHU_ADD_MEM_REG:
+		r = mem_msg_check(c, arg);
+		/* fall through */
 	case VHU_REM_MEM_REG:
+		if (r == RTE_VHOST_MSG_RESULT_NOT_HANDLED) {
+			queue_stop_all(c, &c->restart_mask);
+			pmd_memfault_unregister(c->vid);
+		}
+		break;
 	case VHU_GET_INFLIGHT_FD:
 	case VHU_SET_INFLIGHT_FD:
+		r = inflight_msg_check(c, arg);
+		if (r == RTE_VHOST_MSG_RESULT_NOT_HANDLED)
+			queue_stop_all(c, &c->restart_mask);
+		break;
+	case VHU_SET_VRING_ADDR:
 		/*
-		 * rte_vhost unmaps the guest memory (SET_MEM_TABLE, ADD/REM_MEM_REG) or the
-		 * inflight region (GET/SET_INFLIGHT_FD) that running queues
-		 * write to: stop them first, restart from the post hook.
+		 * rte_vhost re-translates a running ring's addresses without a
+		 * vring disable: stop the queue here, restart it on the new
+		 * rings from the post hook (at the same index).
 		 */
-		queue_stop_all(c, &c->restart_mask);
+		if (msg->payload.addr.index < PMD_MAX_QUEUES && c->vq[msg->payload.addr.index]) {
+			queue_stop(c, (uint16_t)msg->payload.addr.index);
+			c->restart_mask |= 1ull << msg->payload.addr.index;
+		}
 		break;
 	case VHU_RESET_OWNER:
 		queue_stop_all(c, NULL);
+		pmd_memfault_unregister(c->vid);
 		break;
 	default:
 		break;
 	}
+	/* rte_vhost closes the fds of a message only when nobody handled it */
+	if (r != RTE_VHOST_MSG_RESULT_NOT_HANDLED)
+		pmd_vhu_fds_close(arg);
 	pthread_mutex_unlock(&ctl_lock);
 	return r;
 }
@@ -418,7 +594,7 @@ static enum rte_vhost_msg_result post_msg(int vid, void *arg)
 	if (msg_changes_mem(msg->request))
 		r = mem_check(c, msg);
 	if (msg_changes_mem(msg->request) || msg->request == VHU_GET_INFLIGHT_FD ||
-	    msg->request == VHU_SET_INFLIGHT_FD) {
+	    msg->request == VHU_SET_INFLIGHT_FD || msg->request == VHU_SET_VRING_ADDR) {
 		for (qid = 0; qid < PMD_MAX_QUEUES; qid++) {
 			if (c->restart_mask & (1ULL << qid))
 				queue_start(c, qid);
@@ -494,6 +670,7 @@ static int on_new_connection(int vid)
 static void conn_drop(struct pmd_conn *c)
 {
 	queue_stop_all(c, NULL);
+	pmd_memfault_unregister(c->vid); /* rte_vhost unmaps guest memory after this */
 	c->dev->stats.live_conns--;
 	by_vid[c->vid] = NULL;
 	free(c);
@@ -680,6 +857,7 @@ int pmd_blk_create(const struct pmd_blk_params *params, const struct fm_model_op
 	rc = params_check(params, err, errlen);
 	if (rc != 0)
 		return rc;
+	pthread_once(&memfault_once, memfault_start);
 	if (pmd_poller_count() == 0) {
 		snprintf(err, errlen, "pmd_init() was not called");
 		return -EINVAL;

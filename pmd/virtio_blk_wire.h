@@ -92,6 +92,12 @@ struct vhu_mem_table {
 	struct vhu_mem_region region[VHU_MAX_REGIONS];
 };
 
+/* ADD_MEM_REG / REM_MEM_REG: one region. */
+struct vhu_mem_reg {
+	uint64_t padding;
+	struct vhu_mem_region region;
+};
+
 /* SET_VRING_NUM / SET_VRING_BASE / GET_VRING_BASE / SET_VRING_ENABLE. */
 struct vhu_vring_state {
 	uint32_t index;
@@ -106,6 +112,14 @@ struct vhu_vring_addr {
 	uint64_t used;
 	uint64_t avail;
 	uint64_t log;
+};
+
+/* GET_INFLIGHT_FD / SET_INFLIGHT_FD: the shared inflight region (bytes; entries). */
+struct vhu_inflight {
+	uint64_t mmap_size;
+	uint64_t mmap_offset;
+	uint16_t num_queues;
+	uint16_t queue_size;
 };
 
 /* GET_CONFIG / SET_CONFIG: a window [offset, offset + size) of the config space. */
@@ -126,12 +140,15 @@ struct vhu_msg {
 		struct vhu_vring_state state;
 		struct vhu_vring_addr addr;
 		struct vhu_mem_table mem;
+		struct vhu_mem_reg memreg;
+		struct vhu_inflight inflight;
 		struct vhu_config config;
 	} payload;
 } __attribute__((packed));
 
 _Static_assert(sizeof(struct vhu_mem_region) == 32, "vhost-user memory region layout");
 _Static_assert(sizeof(struct vhu_vring_addr) == 40, "vhost-user vring address layout");
+_Static_assert(sizeof(struct vhu_inflight) == 24, "vhost-user inflight layout");
 
 /* ---- feature sets ---- */
 

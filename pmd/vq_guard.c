@@ -73,35 +73,43 @@ const char *pmd_guard_rings(const struct rte_vhost_memory *mem, const struct pmd
 	return NULL;
 }
 
+int pmd_guard_file(int fd, uint64_t offset, uint64_t len, char *why, size_t whylen)
+{
+	uint64_t need = offset + len;
+	struct stat st;
+
+	if (len == 0 || need < offset) {
+		snprintf(why, whylen, "empty, or offset + size overflows");
+		return -1;
+	}
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		snprintf(why, whylen, "no file descriptor to check");
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(why, whylen, "backed by a file that is not a regular file");
+		return -1;
+	}
+	if ((uint64_t)st.st_size < need) {
+		snprintf(why, whylen, "file has %llu bytes, shorter than mmap_offset + size = %llu",
+			 (unsigned long long)st.st_size, (unsigned long long)need);
+		return -1;
+	}
+	return 0;
+}
+
 /* Check one region against the file behind it; 0 or -1 with why. */
 static int guard_region(const struct rte_vhost_mem_region *r, uint32_t i, char *why, size_t len)
 {
 	uint64_t base = (uint64_t)(uintptr_t)r->mmap_addr;
-	uint64_t off, need;
-	struct stat st;
+	char buf[120];
 
 	if (r->host_user_addr < base || r->size == 0) {
 		snprintf(why, len, "region %u: empty or outside its mapping", i);
 		return -1;
 	}
-	off = r->host_user_addr - base;
-	need = off + r->size;
-	if (need < off) {
-		snprintf(why, len, "region %u: mmap_offset + size overflows", i);
-		return -1;
-	}
-	if (r->fd < 0 || fstat(r->fd, &st) != 0) {
-		snprintf(why, len, "region %u: no file descriptor to check", i);
-		return -1;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		snprintf(why, len, "region %u: backed by a file that is not a regular file", i);
-		return -1;
-	}
-	if ((uint64_t)st.st_size < need) {
-		snprintf(why, len,
-			 "region %u: file has %llu bytes, shorter than mmap_offset + size = %llu",
-			 i, (unsigned long long)st.st_size, (unsigned long long)need);
+	if (pmd_guard_file(r->fd, r->host_user_addr - base, r->size, buf, sizeof(buf)) != 0) {
+		snprintf(why, len, "region %u: %s", i, buf);
 		return -1;
 	}
 	return 0;
@@ -117,6 +125,37 @@ int pmd_guard_mem(const struct rte_vhost_memory *mem, char *why, size_t whylen)
 	}
 	for (i = 0; i < mem->nregions; i++) {
 		if (guard_region(&mem->regions[i], i, why, whylen) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* One region of a SET_MEM_TABLE / ADD_MEM_REG message against its fd. */
+static int guard_msg_region(struct vhu_mem_region r, int fd, uint32_t i, char *why, size_t len)
+{
+	char buf[120];
+
+	if (pmd_guard_file(fd, r.mmap_offset, r.size, buf, sizeof(buf)) == 0)
+		return 0;
+	snprintf(why, len, "region %u: %s", i, buf);
+	return -1;
+}
+
+int pmd_guard_mem_msg(const struct vhu_msg *msg, const int *fds, int nfds, char *why, size_t whylen)
+{
+	uint32_t i, n;
+
+	if (msg->request == VHU_ADD_MEM_REG)
+		return nfds < 1 || msg->size < sizeof(msg->payload.memreg)
+			   ? 0
+			   : guard_msg_region(msg->payload.memreg.region, fds[0], 0, why, whylen);
+	if (msg->request != VHU_SET_MEM_TABLE)
+		return 0;
+	n = msg->payload.mem.nregions;
+	if (n > VHU_MAX_REGIONS || msg->size < 8 + n * sizeof(struct vhu_mem_region))
+		return 0; /* rte_vhost refuses it */
+	for (i = 0; i < n && (int)i < nfds; i++) {
+		if (guard_msg_region(msg->payload.mem.region[i], fds[i], i, why, whylen) != 0)
 			return -1;
 	}
 	return 0;
@@ -155,6 +194,49 @@ const char *pmd_guard_vring_msg(const struct vhu_msg *msg, uint32_t queues, char
 	if (msg->request == VHU_SET_VRING_NUM && !ring_size_ok(msg->payload.state.num)) {
 		snprintf(buf, len, "queue %u: size %u not a power of two in 1..%u", idx,
 			 msg->payload.state.num, PMD_VQ_MAX_SIZE);
+		return buf;
+	}
+	return NULL;
+}
+
+uint64_t pmd_inflight_queue_bytes(uint32_t queue_size)
+{
+	uint64_t b = sizeof(struct rte_vhost_inflight_info_split) +
+		     (uint64_t)queue_size * sizeof(struct rte_vhost_inflight_desc_split);
+
+	return (b + 63) & ~63ull; /* rte_vhost aligns each queue's area to 64 bytes */
+}
+
+const char *pmd_guard_inflight_msg(const struct vhu_msg *msg, int fd, uint32_t queues, char *buf,
+				   size_t len)
+{
+	struct vhu_inflight in = msg->payload.inflight;
+	char why[120];
+
+	if ((msg->request != VHU_GET_INFLIGHT_FD && msg->request != VHU_SET_INFLIGHT_FD) ||
+	    msg->size != sizeof(in))
+		return NULL;
+	if (!ring_size_ok(in.queue_size)) {
+		snprintf(buf, len, "inflight queue size %u not a power of two in 1..%u",
+			 in.queue_size, PMD_VQ_MAX_SIZE);
+		return buf;
+	}
+	if (in.num_queues < 1 || in.num_queues > queues) {
+		snprintf(buf, len, "inflight region for %u queues, the device has %u",
+			 in.num_queues, queues);
+		return buf;
+	}
+	if (msg->request == VHU_GET_INFLIGHT_FD)
+		return NULL;
+	if (in.mmap_size < in.num_queues * pmd_inflight_queue_bytes(in.queue_size)) {
+		snprintf(
+		    buf, len, "inflight region of %llu bytes, %u queues of %u entries need %llu",
+		    (unsigned long long)in.mmap_size, in.num_queues, in.queue_size,
+		    (unsigned long long)(in.num_queues * pmd_inflight_queue_bytes(in.queue_size)));
+		return buf;
+	}
+	if (pmd_guard_file(fd, in.mmap_offset, in.mmap_size, why, sizeof(why)) != 0) {
+		snprintf(buf, len, "inflight region: %s", why);
 		return buf;
 	}
 	return NULL;

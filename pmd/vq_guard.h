@@ -46,6 +46,22 @@ bool pmd_guard_range(const struct rte_vhost_memory *mem, const void *hva, uint64
 const char *pmd_guard_rings(const struct rte_vhost_memory *mem, const struct pmd_ring_layout *r);
 
 /*
+ * 0 when fd is a regular file at least offset + len bytes long (len > 0,
+ * no overflow), so that a mapping of [offset, offset + len) of it never
+ * raises SIGBUS; else -1 with the reason in why.
+ */
+int pmd_guard_file(int fd, uint64_t offset, uint64_t len, char *why, size_t whylen);
+
+/*
+ * The same for a SET_MEM_TABLE (or ADD_MEM_REG) message before rte_vhost
+ * maps it: every region i with an fd (i < nfds) against fds[i]
+ * (mmap_offset + size).  0 for every other message, and for tables
+ * rte_vhost refuses itself (too many regions, short payload, fds missing).
+ */
+int pmd_guard_mem_msg(const struct vhu_msg *msg, const int *fds, int nfds, char *why,
+		      size_t whylen);
+
+/*
  * 0 when the file behind every region of mem (region fd, fstat) is a
  * regular file at least mmap_offset + size bytes long, so that no access
  * inside a region can fault with SIGBUS; else -1 with the reason in why.
@@ -66,6 +82,21 @@ bool pmd_guard_vring_index(const struct vhu_msg *msg, uint32_t *idx);
  * Messages that name no vring always pass.
  */
 const char *pmd_guard_vring_msg(const struct vhu_msg *msg, uint32_t queues, char *buf, size_t len);
+
+/* Bytes rte_vhost gives each split queue in the inflight region (queue_size entries). */
+uint64_t pmd_inflight_queue_bytes(uint32_t queue_size);
+
+/*
+ * NULL when a GET_INFLIGHT_FD / SET_INFLIGHT_FD message fits a device of
+ * `queues` queues: queue_size a power of two in 1..32768, num_queues in
+ * 1..queues, and for SET_INFLIGHT_FD an mmap_size that holds num_queues
+ * queue areas and a file (fd) that backs mmap_offset + mmap_size (rte_vhost
+ * writes each queue's area as soon as it maps the region).  Else the
+ * reason, written to buf.  Other messages, and a payload of the wrong size
+ * (rte_vhost refuses it), pass.
+ */
+const char *pmd_guard_inflight_msg(const struct vhu_msg *msg, int fd, uint32_t queues, char *buf,
+				   size_t len);
 
 /*
  * Is the framing of a GET_CONFIG / SET_CONFIG message usable?  Its payload

@@ -26,6 +26,7 @@
 #include "pmd/pmd.h"
 #include "pmd/pmd_clock.h"
 #include "pmd/poller.h"
+#include "pmd/vhu_ctx.h"
 #include "pmd/vq.h"
 #include "test/unit/pmd/fake_guest.h"
 
@@ -646,13 +647,11 @@ static int handle(const struct fv_msg *m, struct fv_result *r)
 void fv_message(const struct fv_msg *m, struct fv_result *r)
 {
 	/*
-	 * What rte_vhost hands the hooks: its message (header and payload
-	 * union, larger than the part femud mirrors) followed by the fds.
+	 * What rte_vhost hands the hooks (pmd/vhu_ctx.h): its message (header
+	 * and payload union, larger than the part femud mirrors) followed by
+	 * the fds, here duplicates of the ones handle() uses.
 	 */
-	struct {
-		struct vhu_msg msg;
-		uint8_t rest[512];
-	} ctx;
+	struct pmd_vhu_ctx ctx;
 	enum rte_vhost_msg_result res;
 	int h;
 
@@ -660,21 +659,32 @@ void fv_message(const struct fv_msg *m, struct fv_result *r)
 	if (!conn.live)
 		conn_open();
 	memset(&ctx, 0, sizeof(ctx));
-	ctx.msg.request = m->request;
-	ctx.msg.flags = m->flags;
-	ctx.msg.size = m->size;
-	memcpy(&ctx.msg.payload, m->payload, m->size < FV_PAYLOAD_MAX ? m->size : FV_PAYLOAD_MAX);
+	for (unsigned i = 0; i < FV_MAX_FDS; i++)
+		ctx.fds[i] = i < m->nfds ? fcntl(fd_of(m->fd_sel[i]), F_DUPFD_CLOEXEC, 0) : -1;
+	ctx.fd_num = (int)m->nfds;
+	ctx.m.msg.request = m->request;
+	ctx.m.msg.flags = m->flags;
+	ctx.m.msg.size = m->size;
+	memcpy(&ctx.m.msg.payload, m->payload, m->size < FV_PAYLOAD_MAX ? m->size : FV_PAYLOAD_MAX);
 
 	res = conn.ext != NULL ? conn.ext->pre_msg_handle(conn.vid, &ctx)
 			       : RTE_VHOST_MSG_RESULT_NOT_HANDLED;
+	/* rte_vhost closes the fds only of messages nobody handled */
+	if (res != RTE_VHOST_MSG_RESULT_NOT_HANDLED) {
+		FZ_CHECK(ctx.fd_num == 0, "request %u answered in the pre hook, %d fds left open",
+			 m->request, ctx.fd_num);
+	}
+	for (int i = 0; i < ctx.fd_num; i++)
+		close(ctx.fds[i]); /* handle() works on the originals */
 	if (res == RTE_VHOST_MSG_RESULT_NOT_HANDLED) {
 		h = handle(m, r);
 		res = h < 0 ? RTE_VHOST_MSG_RESULT_ERR
 			    : (h > 0 ? RTE_VHOST_MSG_RESULT_REPLY : RTE_VHOST_MSG_RESULT_OK);
 	} else if (res == RTE_VHOST_MSG_RESULT_REPLY) {
-		FZ_CHECK(ctx.msg.size <= FV_PAYLOAD_MAX, "reply of %u payload bytes", ctx.msg.size);
-		memcpy(&r->reply_u64, &ctx.msg.payload, sizeof(r->reply_u64));
-		r->reply_size = ctx.msg.size;
+		FZ_CHECK(ctx.m.msg.size <= FV_PAYLOAD_MAX, "reply of %u payload bytes",
+			 ctx.m.msg.size);
+		memcpy(&r->reply_u64, &ctx.m.msg.payload, sizeof(r->reply_u64));
+		r->reply_size = ctx.m.msg.size;
 	}
 	if (res != RTE_VHOST_MSG_RESULT_ERR && conn.ext != NULL) {
 		enum rte_vhost_msg_result p = conn.ext->post_msg_handle(conn.vid, &ctx);

@@ -8,12 +8,15 @@
  */
 #include "fb_hostile.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "pmd/virtio_blk_wire.h"
@@ -935,7 +938,7 @@ static int c_mem_table_cuts_running_ring(const struct fb_opts *o)
  * the file's end raises SIGBUS): SET_MEM_TABLE must be refused, and no
  * queue may start on it.
  */
-static int c_mem_region_longer_than_file(const struct fb_opts *o)
+static int region_longer_than_file(const struct fb_opts *o, bool used_past_file)
 {
 	struct hctx h;
 	int rc = 0;
@@ -947,10 +950,301 @@ static int c_mem_region_longer_than_file(const struct fb_opts *o)
 		rc = failf("SET_MEM_TABLE with a region longer than its file was accepted");
 	if (rc == 0 && !vu_peer_closed(&h.dev.conn)) {
 		/* NACKed: the rings and a request must still not be served */
+		if (used_past_file) /* only the frontend's address: it never touches it */
+			h.vq.vr.used = (struct vring_used *)(h.mem.base + h.mem.size + 4096);
 		fb_dev_setup_vq(&h.dev, &h.vq);
 		vu_set_state(&h.dev.conn, VHU_SET_VRING_ENABLE, 0, 1);
-		rc = expect_not_served(&h, "memory table");
+		if (used_past_file)
+			vu_sync(&h.dev.conn);
+		else
+			rc = expect_not_served(&h, "memory table");
 	}
+	hctx_close(&h);
+	return rc;
+}
+
+static int c_mem_region_longer_than_file(const struct fb_opts *o)
+{
+	return region_longer_than_file(o, false);
+}
+
+/*
+ * The same too-long region, with the used ring placed in its part past the
+ * file's end.  rte_vhost itself reads used->idx when it translates the ring
+ * (SET_VRING_KICK), before any femud hook: a memory table whose file is
+ * short must be refused before rte_vhost maps it, or the backend dies of
+ * SIGBUS.  Every later message must then be refused or ignored.
+ */
+static int c_mem_ring_past_file_end(const struct fb_opts *o)
+{
+	return region_longer_than_file(o, true);
+}
+
+/*
+ * The frontend shrinks its memfd while the queue runs (ftruncate after the
+ * backend checked and mapped it) to cut bytes off the end of the file, then
+ * posts a read: the backend's first touch of the cut pages (the ring
+ * when cut is 0, the data buffer otherwise) raises SIGBUS.  It must
+ * survive; the request need not complete.
+ */
+static int memfd_shrunk(const struct fb_opts *o, bool keep_rings)
+{
+	struct hctx h;
+	uint64_t cut;
+	uint32_t id;
+
+	if (hctx_open(&h, o, true) < 0)
+		return -1;
+	cut = keep_rings ? (uint64_t)((uint8_t *)fb_vq_slot_data(&h.vq, 0) - h.mem.base) : 0;
+	if (ftruncate(h.mem.fd, (off_t)cut) != 0) {
+		hctx_close(&h);
+		return failf("ftruncate: %s", strerror(errno));
+	}
+	if (keep_rings) { /* rings, header and status stay inside the file */
+		fb_vq_submit(&h.vq, 0, VIRTIO_BLK_T_IN, 0, 4096);
+		fb_vq_kick(&h.vq);
+		wait_used(&h, H_CASE_WAIT_MS, &id); /* completed or not: either is fine */
+	} else {
+		uint64_t one = 1; /* a bare kick: our own mapping of the rings is gone too */
+
+		if (write(h.vq.kick_fd, &one, sizeof(one)) != sizeof(one))
+			failf("kick: %s", strerror(errno));
+		usleep(H_CASE_WAIT_MS * 1000);
+	}
+	hctx_close(&h);
+	return 0;
+}
+
+static int c_memfd_shrunk_under_data_buffer(const struct fb_opts *o)
+{
+	return memfd_shrunk(o, true);
+}
+
+static int c_memfd_truncated_under_running_rings(const struct fb_opts *o)
+{
+	return memfd_shrunk(o, false);
+}
+
+/* A memfd of len bytes (for fds sent with messages); -1 on error. */
+static int memfd_of(const char *name, uint64_t len)
+{
+	int fd = memfd_create(name, MFD_CLOEXEC);
+
+	if (fd >= 0 && ftruncate(fd, (off_t)len) != 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/*
+ * A connection with queue 0's vring allocated (SET_VRING_NUM), memory
+ * shared and INFLIGHT_SHMFD negotiated.  1: ready, 0: the backend does not
+ * offer inflight tracking, -1: error.
+ */
+static int inflight_open(struct hctx *h, const struct fb_opts *o)
+{
+	uint64_t pf = 1ull << VHU_PF_INFLIGHT_SHMFD;
+
+	if (hctx_open(h, o, false) < 0)
+		return -1;
+	if (!(h->dev.proto_offered & pf)) {
+		hctx_close(h);
+		return 0;
+	}
+	vu_set_u64(&h->dev.conn, VHU_SET_FEATURES, h->dev.conn.features);
+	vu_set_u64(&h->dev.conn, VHU_SET_PROTOCOL_FEATURES, h->dev.conn.proto_features | pf);
+	h->dev.conn.proto_features |= pf;
+	fb_dev_set_mem_table(&h->dev, &h->mem);
+	vu_set_state(&h->dev.conn, VHU_SET_VRING_NUM, 0, H_QSIZE);
+	return 1;
+}
+
+/*
+ * SET_INFLIGHT_FD (in) with a memfd of file_len bytes whose inflight header
+ * says version 1 (so that rte_vhost walks its descriptor entries at
+ * SET_VRING_KICK).  It must be refused; the queue is then set up anyway and
+ * must not crash the backend.
+ */
+static int inflight_refused(const struct fb_opts *o, struct vhu_inflight in, uint64_t file_len)
+{
+	const uint16_t version = 1;
+	struct hctx h;
+	int fd, rc = inflight_open(&h, o);
+
+	if (rc <= 0)
+		return rc;
+	fd = memfd_of("inflight", file_len);
+	if (fd < 0 || pwrite(fd, &version, sizeof(version), 8) != sizeof(version)) {
+		hctx_close(&h);
+		return failf("inflight memfd: %s", strerror(errno));
+	}
+	rc = expect_refused(&h, VHU_SET_INFLIGHT_FD, &in, sizeof(in), &fd, 1);
+	close(fd);
+	if (!vu_peer_closed(&h.dev.conn)) {
+		fb_dev_setup_vq(&h.dev, &h.vq);
+		vu_set_state(&h.dev.conn, VHU_SET_VRING_ENABLE, 0, 1);
+		vu_sync(&h.dev.conn);
+	}
+	hctx_close(&h);
+	return rc;
+}
+
+/* An inflight region longer than its file: rte_vhost reads past the end (SIGBUS). */
+static int c_inflight_region_longer_than_file(const struct fb_opts *o)
+{
+	struct vhu_inflight in = {
+	    .mmap_size = 1 << 20, .mmap_offset = 0, .num_queues = 1, .queue_size = 1024};
+
+	return inflight_refused(o, in, 4096);
+}
+
+/* More inflight queues than the device has (rte_vhost indexes its vring array with it). */
+static int c_inflight_queues_beyond_device(const struct fb_opts *o)
+{
+	struct vhu_inflight in = {.mmap_offset = 0, .num_queues = 300, .queue_size = 128};
+
+	in.mmap_size = 300ull * 2112; /* 300 queue areas of 16 + 16 * 128 bytes, 64-aligned */
+	return inflight_refused(o, in, in.mmap_size);
+}
+
+/* An inflight region too small for the queues it names. */
+static int c_inflight_region_too_small(const struct fb_opts *o)
+{
+	struct vhu_inflight in = {
+	    .mmap_size = 4096, .mmap_offset = 0, .num_queues = 1, .queue_size = 1024};
+
+	return inflight_refused(o, in, 4096);
+}
+
+/*
+ * An inflight region accepted for queues of 16 entries, then a queue of
+ * 128: tracking its requests would write past the queue's area.  The queue
+ * must not serve.
+ */
+static int c_inflight_queue_size_below_vring(const struct fb_opts *o)
+{
+	struct vhu_inflight in = {
+	    .mmap_size = 4096, .mmap_offset = 0, .num_queues = 1, .queue_size = 16};
+	struct hctx h;
+	int fd, rc = inflight_open(&h, o);
+
+	if (rc <= 0)
+		return rc;
+	fd = memfd_of("inflight", 4096);
+	rc = vu_set(&h.dev.conn, VHU_SET_INFLIGHT_FD, &in, sizeof(in), &fd, 1);
+	close(fd);
+	if (rc == 0 && fb_dev_setup_vq(&h.dev, &h.vq) == 0 &&
+	    vu_set_state(&h.dev.conn, VHU_SET_VRING_ENABLE, 0, 1) == 0 && vu_sync(&h.dev.conn) == 0)
+		rc = expect_not_served(&h, "inflight area");
+	else
+		rc = 0; /* refused somewhere: fine */
+	hctx_close(&h);
+	return rc;
+}
+
+/* Open fds of the backend process on the other end of sock (same host); -1: unknown. */
+static int backend_fd_count(int sock)
+{
+	struct ucred cr;
+	socklen_t len = sizeof(cr);
+	char path[64];
+	struct dirent *e;
+	DIR *d;
+	int n = 0;
+
+	if (getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &cr, &len) != 0 || cr.pid <= 0)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)cr.pid);
+	d = opendir(path);
+	if (d == NULL)
+		return -1;
+	while ((e = readdir(d)) != NULL)
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/*
+ * Messages the backend answers itself (GET_QUEUE_NUM, GET_CONFIG,
+ * SET_CONFIG), each sent with 4 fds it has no use for: it must close them.
+ * Counted in /proc/PID/fd of the backend (skipped when that is not
+ * readable, e.g. another user's backend).
+ */
+static int c_fds_of_answered_messages_closed(const struct fb_opts *o)
+{
+	const unsigned rounds = 40, nfds = 4;
+	struct vhu_config cfg = {.offset = 0, .size = 8};
+	struct vhu_msg r;
+	struct hctx h;
+	int fds[4], before, after, rc = 0;
+
+	if (hctx_open(&h, o, false) < 0)
+		return -1;
+	before = backend_fd_count(h.dev.conn.fd);
+	fds[0] = memfd_of("leak", 4096);
+	for (unsigned i = 1; i < nfds; i++)
+		fds[i] = dup(fds[0]);
+	for (unsigned i = 0; rc == 0 && i < rounds; i++) {
+		if (vu_send(&h.dev.conn, VHU_GET_QUEUE_NUM, 0, NULL, 0, fds, nfds) < 0 ||
+		    vu_recv(&h.dev.conn, VHU_GET_QUEUE_NUM, &r) < 0 ||
+		    vu_send(&h.dev.conn, VHU_GET_CONFIG, 0, &cfg, 12 + 8, fds, nfds) < 0 ||
+		    vu_recv(&h.dev.conn, VHU_GET_CONFIG, &r) < 0 ||
+		    vu_set(&h.dev.conn, VHU_SET_CONFIG, &cfg, 12 + 8, fds, nfds) < 0)
+			rc = failf("message %u with fds: %s", i, h.dev.conn.err);
+	}
+	if (rc == 0 && vu_sync(&h.dev.conn) < 0)
+		rc = failf("sync: %s", h.dev.conn.err);
+	after = backend_fd_count(h.dev.conn.fd);
+	if (rc == 0 && before >= 0 && after >= 0 && after >= before + (int)rounds)
+		rc = failf("backend holds %d fds after %u messages with %u fds each (%d before)",
+			   after, 3 * rounds, nfds, before);
+	for (unsigned i = 0; i < nfds; i++)
+		close(fds[i]);
+	hctx_close(&h);
+	return rc;
+}
+
+/*
+ * A running queue's rings move (SET_VRING_ADDR while it runs, as QEMU does
+ * when it turns dirty logging on): requests on the new rings must be
+ * served, at the same index, and the old used ring left alone.
+ */
+static int c_vring_addr_moved_on_running_queue(const struct fb_opts *o)
+{
+	struct vring old;
+	struct hctx h;
+	uint16_t old_used;
+	void *ring;
+	int rc;
+
+	if (hctx_open(&h, o, true) < 0)
+		return -1;
+	ring = fb_mem_alloc(&h.mem, vring_size(H_QSIZE, 4096), 4096);
+	if (ring == NULL) {
+		hctx_close(&h);
+		return failf("no room for a second ring");
+	}
+	old = h.vq.vr;
+	vring_init(&h.vq.vr, H_QSIZE, ring, 4096);
+	memcpy(h.vq.vr.desc, old.desc, 16 * H_QSIZE);
+	h.vq.vr.avail->flags = old.avail->flags;
+	h.vq.vr.avail->idx = old.avail->idx;
+	h.vq.vr.used->idx = old_used = old.used->idx;
+	{
+		struct vhu_vring_addr a = {.index = 0,
+					   .desc = (uint64_t)(uintptr_t)h.vq.vr.desc,
+					   .used = (uint64_t)(uintptr_t)h.vq.vr.used,
+					   .avail = (uint64_t)(uintptr_t)h.vq.vr.avail};
+
+		rc = vu_set(&h.dev.conn, VHU_SET_VRING_ADDR, &a, sizeof(a), NULL, 0);
+	}
+	if (rc < 0)
+		rc = failf("SET_VRING_ADDR on a running queue: %s", h.dev.conn.err);
+	else
+		rc = serve_check(&h);
+	if (rc == 0 && old.used->idx != old_used)
+		rc = failf("the old used ring was written after the rings moved");
 	hctx_close(&h);
 	return rc;
 }
@@ -1237,6 +1531,15 @@ static const struct hcase cases[] = {
     FN(used_ring_past_mem_end),
     FN(mem_table_cuts_running_ring),
     FN(mem_region_longer_than_file),
+    FN(mem_ring_past_file_end),
+    FN(memfd_shrunk_under_data_buffer),
+    FN(memfd_truncated_under_running_rings),
+    FN(inflight_region_longer_than_file),
+    FN(inflight_queues_beyond_device),
+    FN(inflight_region_too_small),
+    FN(inflight_queue_size_below_vring),
+    FN(fds_of_answered_messages_closed),
+    FN(vring_addr_moved_on_running_queue),
     FN(get_config_qemu_framing),
     FN(get_config_spdk_framing),
     FN(get_config_window_past_payload),

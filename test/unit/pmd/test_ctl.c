@@ -5,7 +5,10 @@
  * they were, GET_VRING_BASE storing the indexes rte_vhost replies with
  * (completions still held are posted first), SET_VRING_BASE near the
  * 16-bit wrap, inflight requests replayed oldest first, a taken connection
- * id refused, GET_QUEUE_NUM answered.
+ * id refused, GET_QUEUE_NUM answered; in the pre hook, a memory table whose
+ * file is short refused before rte_vhost maps it, and the fds of messages
+ * femud answers itself closed (the hooks get rte_vhost 22.11's message
+ * context, pmd/vhu_ctx.h).
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>
@@ -14,8 +17,12 @@
 #include <unistd.h>
 
 #include "fake_guest.h"
+#include <fcntl.h>
+
 #include "pmd/pmd.h"
+#include "pmd/vhu_ctx.h"
 #include "pmd/virtio_blk_wire.h"
+#include "pmd/vq_guard.h"
 #include "vhost_stub.h"
 
 #define QSZ 16
@@ -94,14 +101,56 @@ static void post_read(unsigned i, uint64_t sector)
 	avail->idx++;
 }
 
+/* A message context as rte_vhost hands it to the hooks: no fds (all -1). */
+static void ctx_init(struct pmd_vhu_ctx *c, uint32_t request)
+{
+	memset(c, 0, sizeof(*c));
+	c->m.msg.request = request;
+	c->m.msg.flags = VHU_FLAG_VERSION;
+	for (int i = 0; i < VHU_MAX_FDS; i++)
+		c->fds[i] = -1;
+}
+
+/* Attach fd as the context's next fd. */
+static void ctx_add_fd(struct pmd_vhu_ctx *c, int fd)
+{
+	c->fds[c->fd_num++] = fd;
+}
+
 static enum rte_vhost_msg_result hook(bool pre, uint32_t request, uint32_t index)
 {
-	struct vhu_msg msg = {.request = request, .flags = VHU_FLAG_VERSION};
+	struct pmd_vhu_ctx c;
 
-	msg.payload.state.index = index;
-	msg.size = sizeof(msg.payload.state);
-	return pre ? ut_ext_ops->pre_msg_handle(ut_vid, &msg)
-		   : ut_ext_ops->post_msg_handle(ut_vid, &msg);
+	ctx_init(&c, request);
+	c.m.msg.payload.state.index = index;
+	c.m.msg.size = sizeof(c.m.msg.payload.state);
+	return pre ? ut_ext_ops->pre_msg_handle(ut_vid, &c)
+		   : ut_ext_ops->post_msg_handle(ut_vid, &c);
+}
+
+/* A SET_MEM_TABLE of one region of size bytes backed by fd. */
+static void ctx_mem_table(struct pmd_vhu_ctx *c, int fd, uint64_t size)
+{
+	ctx_init(c, VHU_SET_MEM_TABLE);
+	c->m.msg.size = 8 + sizeof(struct vhu_mem_region);
+	c->m.msg.payload.mem.nregions = 1;
+	c->m.msg.payload.mem.region[0].size = size;
+	c->m.msg.payload.mem.region[0].uaddr = 0x10000;
+	ctx_add_fd(c, fd);
+}
+
+static int memfd_of(uint64_t size)
+{
+	int fd = memfd_create("test_ctl", MFD_CLOEXEC);
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(ftruncate(fd, (off_t)size), 0);
+	return fd;
+}
+
+static bool fd_open(int fd)
+{
+	return fcntl(fd, F_GETFD) >= 0;
 }
 
 static uint8_t status_of(unsigned i)
@@ -154,6 +203,41 @@ Test(ctl, set_mem_table_stops_and_restarts_where_it_was)
 	cr_assert_eq(used->idx, 3);
 	cr_assert_eq(used->ring[2].id, 6);
 	cr_assert_eq(status_of(2), VIRTIO_BLK_S_OK);
+}
+
+/* SET_VRING_ADDR on a running queue (QEMU: dirty logging on): it moves to the new rings. */
+Test(ctl, vring_addr_on_a_running_queue_restarts_it_on_the_new_rings)
+{
+	struct vring_used *old_used = used;
+
+	cr_assert_eq(ut_dev_ops->vring_state_changed(ut_vid, 0, 1), 0);
+	post_read(0, 0);
+	ut_sweep(100);
+	cr_assert_eq(used->idx, 1);
+
+	cr_assert_eq(hook(true, VHU_SET_VRING_ADDR, 0), RTE_VHOST_MSG_RESULT_NOT_HANDLED);
+	cr_assert_null(ut_queue(0), "stopped before rte_vhost re-translates");
+	/* the frontend's new rings, as rte_vhost hands them out after translating */
+	memcpy(g.b + 0x4000, desc, 16 * QSZ);
+	desc = (struct vring_desc *)(g.b + 0x4000);
+	avail = (struct vring_avail *)(g.b + 0x5000);
+	used = (struct vring_used *)(g.b + 0x6000);
+	avail->idx = 1;
+	used->idx = 1;
+	ut_vrings[0].vr.desc = desc;
+	ut_vrings[0].vr.avail = avail;
+	ut_vrings[0].vr.used = used;
+	cr_assert_eq(hook(false, VHU_SET_VRING_ADDR, 0), RTE_VHOST_MSG_RESULT_NOT_HANDLED);
+	cr_assert_not_null(ut_queue(0), "restarted by the post hook");
+	cr_assert_eq(ut_queue(0)->last_avail, 1, "at the same index");
+	post_read(1, 8);
+	ut_sweep(200);
+	cr_assert_eq(m.calls, 2);
+	cr_assert_eq(used->idx, 2, "served on the new rings");
+	cr_assert_eq(old_used->idx, 1, "the old used ring is left alone");
+	/* a vring address message for a queue that is not running stops nothing */
+	cr_assert_eq(hook(true, VHU_SET_VRING_ADDR, 1), RTE_VHOST_MSG_RESULT_NOT_HANDLED);
+	cr_assert_not_null(ut_queue(0));
 }
 
 Test(ctl, set_mem_table_leaves_a_stopped_queue_stopped)
@@ -219,6 +303,34 @@ Test(ctl, vring_base_near_the_16_bit_wrap)
 	cr_assert_eq(ut_vrings[0].last_used, 2);
 }
 
+/* The frontend's SET_INFLIGHT_FD for 2 queues of qsize entries, through the pre hook. */
+static void set_inflight_fd(uint16_t qsize)
+{
+	struct pmd_vhu_ctx c;
+	int fd = memfd_of(2 * pmd_inflight_queue_bytes(qsize));
+
+	ctx_init(&c, VHU_SET_INFLIGHT_FD);
+	c.m.msg.size = sizeof(c.m.msg.payload.inflight);
+	c.m.msg.payload.inflight.mmap_size = 2 * pmd_inflight_queue_bytes(qsize);
+	c.m.msg.payload.inflight.num_queues = 2;
+	c.m.msg.payload.inflight.queue_size = qsize;
+	ctx_add_fd(&c, fd);
+	cr_assert_eq(ut_ext_ops->pre_msg_handle(ut_vid, &c), RTE_VHOST_MSG_RESULT_NOT_HANDLED);
+	close(fd); /* rte_vhost's, in real life */
+}
+
+Test(ctl, queue_larger_than_its_inflight_area_not_started)
+{
+	struct rte_vhost_inflight_info_split region;
+
+	ut_vrings[0].inflight_split = &region;
+	set_inflight_fd(QSZ / 2);
+	cr_assert_eq(ut_dev_ops->vring_state_changed(ut_vid, 0, 1), 0);
+	cr_assert_null(ut_queue(0));
+	cr_assert_not_null(strstr(ut_last_log, "its inflight area holds 8 entries"), "%s",
+			   ut_last_log);
+}
+
 Test(ctl, inflight_requests_are_replayed_oldest_first)
 {
 	struct rte_vhost_inflight_info_split region;
@@ -234,6 +346,7 @@ Test(ctl, inflight_requests_are_replayed_oldest_first)
 	ut_vrings[0].last_avail = 3;
 	ut_vrings[0].inflight_split = &region;
 	ut_vrings[0].resubmit = &rs;
+	set_inflight_fd(QSZ);
 	cr_assert_eq(ut_dev_ops->vring_state_changed(ut_vid, 0, 1), 0);
 	cr_assert_eq(rs.resubmit_num, 0, "the list is consumed");
 	ut_sweep(100);
@@ -256,11 +369,95 @@ Test(ctl, inflight_requests_are_replayed_oldest_first)
 
 Test(ctl, get_queue_num_is_answered_by_femud)
 {
-	struct vhu_msg msg = {.request = VHU_GET_QUEUE_NUM, .flags = VHU_FLAG_VERSION};
+	struct pmd_vhu_ctx c;
 
-	cr_assert_eq(ut_ext_ops->pre_msg_handle(ut_vid, &msg), RTE_VHOST_MSG_RESULT_REPLY);
-	cr_assert_eq(msg.payload.u64, 2);
-	cr_assert_eq(msg.size, sizeof(uint64_t));
+	ctx_init(&c, VHU_GET_QUEUE_NUM);
+	cr_assert_eq(ut_ext_ops->pre_msg_handle(ut_vid, &c), RTE_VHOST_MSG_RESULT_REPLY);
+	cr_assert_eq(c.m.msg.payload.u64, 2);
+	cr_assert_eq(c.m.msg.size, sizeof(uint64_t));
+}
+
+Test(ctl, fds_of_messages_femud_answers_are_closed)
+{
+	static const uint32_t reqs[] = {VHU_GET_QUEUE_NUM, VHU_GET_CONFIG, VHU_SET_CONFIG};
+
+	for (size_t k = 0; k < sizeof(reqs) / sizeof(reqs[0]); k++) {
+		struct pmd_vhu_ctx c;
+		int a = memfd_of(4096), b = memfd_of(4096);
+
+		ctx_init(&c, reqs[k]);
+		c.m.msg.size = 12 + 8; /* a config window of 8 bytes */
+		c.m.msg.payload.config.size = 8;
+		ctx_add_fd(&c, a);
+		ctx_add_fd(&c, b);
+		cr_assert_neq(ut_ext_ops->pre_msg_handle(ut_vid, &c),
+			      RTE_VHOST_MSG_RESULT_NOT_HANDLED);
+		cr_assert(!fd_open(a) && !fd_open(b), "request %u: fds left open", reqs[k]);
+		/* rte_vhost must neither send nor close them again */
+		cr_assert_eq(c.fd_num, 0);
+		cr_assert_eq(c.fds[0], -1);
+		cr_assert_eq(c.fds[1], -1);
+	}
+}
+
+Test(ctl, fds_of_messages_rte_vhost_handles_are_left_to_it)
+{
+	struct pmd_vhu_ctx c;
+	int a = memfd_of(4096);
+
+	ctx_init(&c, VHU_SET_VRING_KICK);
+	c.m.msg.size = 8;
+	ctx_add_fd(&c, a);
+	cr_assert_eq(ut_ext_ops->pre_msg_handle(ut_vid, &c), RTE_VHOST_MSG_RESULT_NOT_HANDLED);
+	cr_assert(fd_open(a));
+	cr_assert_eq(c.fd_num, 1);
+	close(a);
+}
+
+Test(ctl, short_memfd_refused_before_rte_vhost_maps_it)
+{
+	struct pmd_vhu_ctx c;
+	int fd = memfd_of(1 << 16);
+
+	cr_assert_eq(ut_dev_ops->vring_state_changed(ut_vid, 0, 1), 0);
+	cr_assert_not_null(ut_queue(0));
+	ctx_mem_table(&c, fd, (1 << 16) + 4096);
+	cr_assert_eq(ut_ext_ops->pre_msg_handle(ut_vid, &c), RTE_VHOST_MSG_RESULT_ERR);
+	cr_assert_not_null(strstr(ut_last_log, "region 0: file has 65536 bytes"), "%s",
+			   ut_last_log);
+	cr_assert(!fd_open(fd), "the refused table's fd is closed");
+	cr_assert_eq(c.fd_num, 0);
+	/* rte_vhost keeps the old table: the running queue keeps running */
+	cr_assert_not_null(ut_queue(0));
+
+	/* a table its file backs goes through to rte_vhost (queues stopped first) */
+	fd = memfd_of(1 << 16);
+	ctx_mem_table(&c, fd, 1 << 16);
+	cr_assert_eq(ut_ext_ops->pre_msg_handle(ut_vid, &c), RTE_VHOST_MSG_RESULT_NOT_HANDLED);
+	cr_assert(fd_open(fd));
+	cr_assert_eq(c.fd_num, 1);
+	cr_assert_null(ut_queue(0));
+	close(fd);
+}
+
+Test(ctl, mem_table_refused_when_the_fds_cannot_be_seen)
+{
+	struct pmd_vhu_ctx c;
+	int fd = memfd_of(1 << 16);
+
+	/* bytes after the message that are not rte_vhost 22.11's fd array */
+	ctx_mem_table(&c, fd, 1 << 16);
+	c.fds[5] = 0;
+	cr_assert_eq(ut_ext_ops->pre_msg_handle(ut_vid, &c), RTE_VHOST_MSG_RESULT_ERR);
+	cr_assert_not_null(strstr(ut_last_log, "cannot see the fds"), "%s", ut_last_log);
+	cr_assert(fd_open(fd), "fds femud cannot see are not touched");
+	c.fd_num = 9;
+	c.fds[5] = -1;
+	cr_assert_eq(ut_ext_ops->pre_msg_handle(ut_vid, &c), RTE_VHOST_MSG_RESULT_ERR);
+	c.fd_num = 1;
+	c.fds[0] = 1000; /* not open */
+	cr_assert_eq(ut_ext_ops->pre_msg_handle(ut_vid, &c), RTE_VHOST_MSG_RESULT_ERR);
+	close(fd);
 }
 
 Test(ctl, a_taken_connection_id_is_refused)

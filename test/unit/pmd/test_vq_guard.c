@@ -262,6 +262,112 @@ Test(vq_guard, second_region_checked_too)
 
 static struct vhu_msg msg;
 
+/* What the pre hook checks before rte_vhost maps a table: each region against its fd. */
+Test(vq_guard, mem_table_message_checked_against_its_fds)
+{
+	char why[160] = "";
+	int fds[2] = {memfd_create("a", MFD_CLOEXEC), memfd_create("b", MFD_CLOEXEC)};
+
+	cr_assert_eq(ftruncate(fds[0], RSZ), 0);
+	cr_assert_eq(ftruncate(fds[1], 2 * RSZ), 0);
+	memset(&msg, 0, sizeof(msg));
+	msg.request = VHU_SET_MEM_TABLE;
+	msg.size = 8 + 2 * sizeof(struct vhu_mem_region);
+	msg.payload.mem.nregions = 2;
+	msg.payload.mem.region[0].size = RSZ;
+	msg.payload.mem.region[1].size = RSZ;
+	msg.payload.mem.region[1].mmap_offset = RSZ;
+	cr_assert_eq(pmd_guard_mem_msg(&msg, fds, 2, why, sizeof(why)), 0, "%s", why);
+	/* region 1 one page past its file's end */
+	msg.payload.mem.region[1].mmap_offset = RSZ + 4096;
+	cr_assert_eq(pmd_guard_mem_msg(&msg, fds, 2, why, sizeof(why)), -1);
+	cr_assert(strstr(why, "region 1: file has 131072 bytes"), "%s", why);
+	/* offset + size wrapping around 2^64 */
+	msg.payload.mem.region[1].mmap_offset = UINT64_MAX - 10;
+	cr_assert_eq(pmd_guard_mem_msg(&msg, fds, 2, why, sizeof(why)), -1);
+	cr_assert(strstr(why, "overflows"), "%s", why);
+	/* tables rte_vhost refuses itself are left to it */
+	cr_assert_eq(pmd_guard_mem_msg(&msg, fds, 1, why, sizeof(why)), 0);
+	msg.payload.mem.nregions = 9;
+	cr_assert_eq(pmd_guard_mem_msg(&msg, fds, 2, why, sizeof(why)), 0);
+	/* ADD_MEM_REG: one region, one fd */
+	memset(&msg, 0, sizeof(msg));
+	msg.request = VHU_ADD_MEM_REG;
+	msg.size = sizeof(msg.payload.memreg);
+	msg.payload.memreg.region.size = RSZ + 1;
+	cr_assert_eq(pmd_guard_mem_msg(&msg, fds, 1, why, sizeof(why)), -1);
+	cr_assert(strstr(why, "region 0: file has 65536 bytes"), "%s", why);
+	msg.payload.memreg.region.size = RSZ;
+	cr_assert_eq(pmd_guard_mem_msg(&msg, fds, 1, why, sizeof(why)), 0);
+	/* other messages pass */
+	msg.request = VHU_SET_VRING_NUM;
+	cr_assert_eq(pmd_guard_mem_msg(&msg, fds, 0, why, sizeof(why)), 0);
+	close(fds[0]);
+	close(fds[1]);
+}
+
+/* SET/GET_INFLIGHT_FD: sizes against the device, the region against its file. */
+Test(vq_guard, inflight_message_checked)
+{
+	char buf[160];
+	int fd = memfd_create("inflight", MFD_CLOEXEC);
+
+	cr_assert_eq(pmd_inflight_queue_bytes(128), 2112); /* 16 + 16 * 128, 64-aligned */
+	cr_assert_eq(pmd_inflight_queue_bytes(1), 64);
+	cr_assert_eq(ftruncate(fd, 2 * 2112), 0);
+	memset(&msg, 0, sizeof(msg));
+	msg.request = VHU_SET_INFLIGHT_FD;
+	msg.size = sizeof(msg.payload.inflight);
+	msg.payload.inflight.mmap_size = 2 * 2112;
+	msg.payload.inflight.num_queues = 2;
+	msg.payload.inflight.queue_size = 128;
+	cr_assert_null(pmd_guard_inflight_msg(&msg, fd, 2, buf, sizeof(buf)));
+	/* more queues than the device has */
+	cr_assert_not_null(pmd_guard_inflight_msg(&msg, fd, 1, buf, sizeof(buf)));
+	cr_assert(strstr(buf, "2 queues, the device has 1"), "%s", buf);
+	/* the region cannot hold the queues it names */
+	msg.payload.inflight.queue_size = 256;
+	cr_assert_not_null(pmd_guard_inflight_msg(&msg, fd, 2, buf, sizeof(buf)));
+	cr_assert(strstr(buf, "need 8320"), "%s", buf);
+	msg.payload.inflight.queue_size = 100;
+	cr_assert_not_null(pmd_guard_inflight_msg(&msg, fd, 2, buf, sizeof(buf)));
+	/* the file is shorter than the region */
+	msg.payload.inflight.queue_size = 128;
+	msg.payload.inflight.mmap_offset = 64;
+	cr_assert_not_null(pmd_guard_inflight_msg(&msg, fd, 2, buf, sizeof(buf)));
+	cr_assert(strstr(buf, "inflight region: file has 4224 bytes"), "%s", buf);
+	cr_assert_not_null(pmd_guard_inflight_msg(&msg, -1, 2, buf, sizeof(buf)));
+	/* GET: no file yet, sizes only */
+	msg.request = VHU_GET_INFLIGHT_FD;
+	cr_assert_null(pmd_guard_inflight_msg(&msg, -1, 2, buf, sizeof(buf)));
+	msg.payload.inflight.num_queues = 0;
+	cr_assert_not_null(pmd_guard_inflight_msg(&msg, -1, 2, buf, sizeof(buf)));
+	/* a wrong payload size is rte_vhost's to refuse */
+	msg.size = 8;
+	cr_assert_null(pmd_guard_inflight_msg(&msg, -1, 2, buf, sizeof(buf)));
+	close(fd);
+}
+
+Test(vq_guard, file_check)
+{
+	char why[160] = "";
+	int p[2];
+	int fd = memfd_create("f", MFD_CLOEXEC);
+
+	cr_assert_eq(ftruncate(fd, 8192), 0);
+	cr_assert_eq(pmd_guard_file(fd, 4096, 4096, why, sizeof(why)), 0, "%s", why);
+	cr_assert_eq(pmd_guard_file(fd, 4096, 4097, why, sizeof(why)), -1);
+	cr_assert_eq(pmd_guard_file(fd, 0, 0, why, sizeof(why)), -1);
+	cr_assert_eq(pmd_guard_file(fd, UINT64_MAX, 2, why, sizeof(why)), -1);
+	cr_assert_eq(pmd_guard_file(-1, 0, 1, why, sizeof(why)), -1);
+	cr_assert_eq(pipe(p), 0);
+	cr_assert_eq(pmd_guard_file(p[0], 0, 1, why, sizeof(why)), -1);
+	cr_assert(strstr(why, "regular"), "%s", why);
+	close(p[0]);
+	close(p[1]);
+	close(fd);
+}
+
 Test(vq_guard, vring_index_of_each_vring_message)
 {
 	const uint32_t state_reqs[] = {VHU_SET_VRING_NUM, VHU_SET_VRING_ADDR, VHU_SET_VRING_BASE,
