@@ -35,6 +35,8 @@ trap cleanup EXIT
 
 fail() {
 	echo "FAIL: $*" >&2
+	# a femud still running prints its queues' counters first (SIGUSR1): what a hang looked like
+	if [ -n "${FEMUD_PID:-}" ] && kill -USR1 "$FEMUD_PID" 2>/dev/null; then sleep 0.5; fi
 	[ -f "$FEMUD_LOG" ] && { echo "--- femud log (tail)" >&2; tail -30 "$FEMUD_LOG" >&2; }
 	exit 1
 }
