@@ -45,21 +45,32 @@ struct femud {
 
 static struct femud g_femud;
 
-/* One line per poller: "poller N poll-mode busy" or "... adaptive (idle N us)". */
+/* "poller N (lcore L): poll-mode busy" or "... adaptive (idle N us)" of poller i, into buf. */
+static void femud_poll_mode_line(const struct femud *f, unsigned i, unsigned lcore, char *buf,
+				 size_t len)
+{
+	bool adaptive;
+	uint64_t idle_us;
+
+	femud_opts_poll_mode(&f->opts, i, &adaptive, &idle_us);
+	if (adaptive)
+		snprintf(buf, len, "poller %u (lcore %u): poll-mode adaptive (idle %llu us)", i,
+			 lcore, (unsigned long long)idle_us);
+	else
+		snprintf(buf, len, "poller %u (lcore %u): poll-mode busy", i, lcore);
+}
+
+/* The plan's poll-mode lines: one per poller, as femud logs them at start. */
 static void femud_print_poll_modes(const struct femud *f, FILE *out)
 {
-	unsigned n = f->place.lcores.n > 1 ? f->place.lcores.n - 1 : 1;
+	unsigned ids[FEMUD_MAX_LCORES];
+	bool main_polls;
+	unsigned n = femud_placement_pollers(&f->place, ids, &main_polls);
+	char line[128];
 
 	for (unsigned i = 0; i < n; i++) {
-		bool adaptive;
-		uint64_t idle_us;
-
-		femud_opts_poll_mode(&f->opts, i, &adaptive, &idle_us);
-		if (adaptive)
-			fprintf(out, "poller %u poll-mode adaptive (idle %llu us)\n", i,
-				(unsigned long long)idle_us);
-		else
-			fprintf(out, "poller %u poll-mode busy\n", i);
+		femud_poll_mode_line(f, i, ids[i], line, sizeof(line));
+		fprintf(out, "%s\n", line);
 	}
 }
 
@@ -193,11 +204,12 @@ static int femud_start_pmd(struct femud *f, char *err, size_t errlen)
 		femud_opts_poll_mode(&f->opts, i, &adaptive, &idle_us);
 		rc = pmd_poller_set_mode(i, adaptive ? PMD_POLL_ADAPTIVE : PMD_POLL_BUSY,
 					 idle_us * 1000);
-		if (rc == 0 && adaptive)
-			femud_log("poller %u (lcore %u): poll-mode adaptive (idle %llu us)", i,
-				  ids[i], (unsigned long long)idle_us);
-		else if (rc == 0)
-			femud_log("poller %u (lcore %u): poll-mode busy", i, ids[i]);
+		if (rc == 0) {
+			char line[128];
+
+			femud_poll_mode_line(f, i, ids[i], line, sizeof(line));
+			femud_log("%s", line);
+		}
 	}
 	if (rc != 0) {
 		snprintf(err, errlen, "poller set-up failed: %s", strerror(-rc));

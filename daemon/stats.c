@@ -131,6 +131,13 @@ static json_t *dev_stats_json(struct femud_dev *d)
 	return o;
 }
 
+/* A poller's poll mode as members of o: "poll_mode" (busy | adaptive), "idle_us". */
+static void poll_mode_json(json_t *o, const struct pmd_poller_snap *p)
+{
+	json_object_set_new(o, "poll_mode", json_string(p->adaptive ? "adaptive" : "busy"));
+	json_object_set_new(o, "idle_us", json_integer((json_int_t)(p->idle_ns / 1000)));
+}
+
 static json_t *pollers_json(void)
 {
 	struct pmd_poller_snap p[PMD_MAX_POLLERS]; /* 5 KiB: no static, two threads collect */
@@ -143,9 +150,7 @@ static json_t *pollers_json(void)
 		json_object_set_new(o, "id", json_integer(p[i].idx));
 		json_object_set_new(o, "lcore", json_integer(p[i].lcore));
 		json_object_set_new(o, "queues", json_integer(p[i].nvq));
-		json_object_set_new(o, "poll_mode",
-				    json_string(p[i].adaptive ? "adaptive" : "busy"));
-		json_object_set_new(o, "idle_us", json_integer((json_int_t)(p[i].idle_ns / 1000)));
+		poll_mode_json(o, &p[i]);
 #define STATS_POLLER_(field, name, kind)                                                           \
 	json_object_set_new(o, name, json_integer((json_int_t)p[i].st.field));
 		PMD_POLLER_COUNTERS(STATS_POLLER_)
@@ -162,10 +167,9 @@ json_t *femud_stats_poll_modes(struct femud_devtab *t, bool config)
 	json_t *arr = json_array();
 
 	for (unsigned i = 0; i < n; i++) {
-		json_t *o =
-		    json_pack("{s:s, s:I}", "poll_mode", p[i].adaptive ? "adaptive" : "busy",
-			      "idle_us", (json_int_t)(p[i].idle_ns / 1000));
+		json_t *o = json_object();
 
+		poll_mode_json(o, &p[i]);
 		if (!config) {
 			json_object_set_new(o, "id", json_integer(p[i].idx));
 			json_object_set_new(o, "lcore", json_integer(p[i].lcore));
