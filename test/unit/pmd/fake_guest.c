@@ -48,14 +48,19 @@ void fg_desc(struct vring_desc *d, uint64_t gpa, uint32_t len, uint16_t flags, u
 
 uint16_t fg_read_chain(struct fake_guest *g, struct vring_desc *desc, unsigned i, uint64_t sector)
 {
+	return fg_read_chain_len(g, desc, i, sector, 4096);
+}
+
+uint16_t fg_read_chain_len(struct fake_guest *g, struct vring_desc *desc, unsigned i,
+			   uint64_t sector, uint32_t len)
+{
 	struct virtio_blk_outhdr h = {.type = VIRTIO_BLK_T_IN, .sector = sector};
 	uint16_t d0 = (uint16_t)(3 * i);
 
 	memcpy(fg_host(g, FG_REQ_HDR(i)), &h, sizeof(h));
 	*(uint8_t *)fg_host(g, FG_REQ_STATUS(i)) = 0xff;
 	fg_desc(&desc[d0], FG_REQ_HDR(i), 16, VRING_DESC_F_NEXT, d0 + 1);
-	fg_desc(&desc[d0 + 1], FG_REQ_DATA(i), 4096, VRING_DESC_F_NEXT | VRING_DESC_F_WRITE,
-		d0 + 2);
+	fg_desc(&desc[d0 + 1], FG_REQ_DATA(i), len, VRING_DESC_F_NEXT | VRING_DESC_F_WRITE, d0 + 2);
 	fg_desc(&desc[d0 + 2], FG_REQ_STATUS(i), 1, VRING_DESC_F_WRITE, 0);
 	return d0;
 }
@@ -137,4 +142,27 @@ void fg_ring(struct fake_guest *g, struct fg_ring *r)
 	r->desc = (struct vring_desc *)g->b;
 	r->avail = (struct vring_avail *)(g->b + 0x1000);
 	r->used = (struct vring_used *)(g->b + 0x2000);
+}
+
+void fg_env_init(struct fg_env *e, uint64_t capacity)
+{
+	fg_init(&e->g);
+	fg_target(&e->t, &e->m, capacity);
+	fg_ring(&e->g, &e->r);
+}
+
+void fg_env_fini(struct fg_env *e)
+{
+	fg_fini(&e->g);
+}
+
+uint16_t fg_env_post_read(struct fg_env *e, uint16_t qsize, unsigned i, uint64_t sector,
+			  uint32_t len)
+{
+	struct vring_avail *avail = e->r.avail;
+	uint16_t old = avail->idx;
+
+	avail->ring[old % qsize] = fg_read_chain_len(&e->g, e->r.desc, i, sector, len);
+	__atomic_store_n(&avail->idx, (uint16_t)(old + 1), __ATOMIC_RELEASE);
+	return old;
 }

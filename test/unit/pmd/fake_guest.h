@@ -44,6 +44,9 @@ void fg_desc(struct vring_desc *d, uint64_t gpa, uint32_t len, uint16_t flags, u
  * 0xff, and the chain of descriptors 3i..3i+2 in desc.  Returns the head.
  */
 uint16_t fg_read_chain(struct fake_guest *g, struct vring_desc *desc, unsigned i, uint64_t sector);
+/* The same with len bytes of data (at most 4 KiB). */
+uint16_t fg_read_chain_len(struct fake_guest *g, struct vring_desc *desc, unsigned i,
+			   uint64_t sector, uint32_t len);
 
 /* A prefetch hint the recording model got. */
 struct fm_rec_pf {
@@ -87,5 +90,27 @@ void fg_ring(struct fake_guest *g, struct fg_ring *r);
 /* A queue of size entries over fg_ring's ring, indirect descriptors allowed. */
 struct pmd_vq *fg_vq(struct fake_guest *g, const struct pmd_blk_target *t, uint16_t size,
 		     bool event_idx, int callfd, int kickfd);
+
+/*
+ * The fixture the queue tests share: a fake guest, a target of capacity
+ * bytes over a recording model, and the ring in region B.
+ */
+struct fg_env {
+	struct fake_guest g;
+	struct pmd_blk_target t;
+	struct fake_model m;
+	struct fg_ring r;
+};
+void fg_env_init(struct fg_env *e, uint64_t capacity);
+void fg_env_fini(struct fg_env *e);
+/* fg_vq over the fixture's guest, target and ring. */
+struct pmd_vq *fg_env_vq(struct fg_env *e, uint16_t size, bool event_idx, int callfd, int kickfd);
+/*
+ * Write a read of len bytes of `sector` as request i (FG_REQ_* buffers,
+ * status 0xff) on descriptors 3i..3i+2 and publish it at the fixture's
+ * avail index (release store).  Returns the avail index before it.
+ */
+uint16_t fg_env_post_read(struct fg_env *e, uint16_t qsize, unsigned i, uint64_t sector,
+			  uint32_t len);
 
 #endif

@@ -24,3 +24,8 @@ struct pmd_vq *fg_vq(struct fake_guest *g, const struct pmd_blk_target *t, uint1
 	s.used = r.used;
 	return pmd_vq_create(&s);
 }
+
+struct pmd_vq *fg_env_vq(struct fg_env *e, uint16_t size, bool event_idx, int callfd, int kickfd)
+{
+	return fg_vq(&e->g, &e->t, size, event_idx, callfd, kickfd);
+}

@@ -23,55 +23,35 @@
 
 #define QSZ 16
 
-static struct fake_guest g;
-static struct pmd_blk_target t;
-static struct fake_model m;
-static struct vring_desc *desc;
-static struct vring_avail *avail;
-static struct vring_used *used;
+static struct fg_env e;
 
 static void eal_up(void)
 {
-	struct fg_ring r;
 	char *argv[] = {"test_poller", "--no-huge", "--no-pci",	   "--no-shconf", "-m", "32",
 			"-l",	       "0-1",	    "--log-level", "2",		  NULL};
 
 	cr_assert_geq(rte_eal_init(10, argv), 0, "EAL init");
-	fg_init(&g);
-	fg_target(&t, &m, 1ULL << 20);
-	fg_ring(&g, &r);
-	desc = r.desc;
-	avail = r.avail;
-	used = r.used;
+	fg_env_init(&e, 1ULL << 20);
 }
 
 static struct pmd_vq *new_q(void)
 {
-	struct pmd_vq *q = fg_vq(&g, &t, QSZ, true, -1, -1);
+	struct pmd_vq *q = fg_env_vq(&e, QSZ, true, -1, -1);
 
 	cr_assert_not_null(q);
 	return q;
 }
 
+/* A 512 B read of sector i on chain i % 5 (descriptors 3(i % 5)..+2). */
 static void post_read(unsigned i)
 {
-	struct virtio_blk_outhdr h = {.type = VIRTIO_BLK_T_IN, .sector = i};
-	uint64_t hdr = FG_A_GPA + 32 * i, data = FG_A_GPA + 0x1000 * (i + 1);
-	uint64_t st = FG_A_GPA + 0x800 + i;
-	uint16_t d0 = (uint16_t)(3 * (i % 5));
-
-	memcpy(fg_host(&g, hdr), &h, sizeof(h));
-	fg_desc(&desc[d0], hdr, 16, VRING_DESC_F_NEXT, d0 + 1);
-	fg_desc(&desc[d0 + 1], data, 512, VRING_DESC_F_NEXT | VRING_DESC_F_WRITE, d0 + 2);
-	fg_desc(&desc[d0 + 2], st, 1, VRING_DESC_F_WRITE, 0);
-	avail->ring[avail->idx % QSZ] = d0;
-	__atomic_store_n(&avail->idx, avail->idx + 1, __ATOMIC_RELEASE);
+	fg_env_post_read(&e, QSZ, i % 5, i, 512);
 }
 
 static bool wait_used(uint16_t want)
 {
 	for (int i = 0; i < 20000; i++) {
-		if (__atomic_load_n(&used->idx, __ATOMIC_ACQUIRE) == want)
+		if (__atomic_load_n(&e.r.used->idx, __ATOMIC_ACQUIRE) == want)
 			return true;
 		usleep(100);
 	}
@@ -91,32 +71,32 @@ Test(poller, worker_serves_attached_queue_and_detach_is_synchronous, .init = eal
 	post_read(0);
 	post_read(1);
 	cr_assert(wait_used(2), "poller did not serve the queue");
-	cr_assert_eq(m.calls, 2);
+	cr_assert_eq(e.m.calls, 2);
 
 	/* pending completion flushed by the detach */
-	m.due_delta = 60ULL * 1000000000ULL;
+	e.m.due_delta = 60ULL * 1000000000ULL;
 	post_read(2);
-	for (int i = 0; i < 20000 && __atomic_load_n(&m.calls, __ATOMIC_ACQUIRE) < 3; i++)
+	for (int i = 0; i < 20000 && __atomic_load_n(&e.m.calls, __ATOMIC_ACQUIRE) < 3; i++)
 		usleep(100);
-	cr_assert_eq(m.calls, 3);
-	cr_assert_eq(used->idx, 2, "completed before due time");
+	cr_assert_eq(e.m.calls, 3);
+	cr_assert_eq(e.r.used->idx, 2, "completed before due time");
 	pmd_poller_detach(q);
-	cr_assert_eq(used->idx, 3, "detach did not flush the pending completion");
+	cr_assert_eq(e.r.used->idx, 3, "detach did not flush the pending completion");
 
 	/* nothing is served after the detach returned */
 	post_read(3);
 	usleep(20000);
-	cr_assert_eq(m.calls, 3);
-	cr_assert_eq(used->idx, 3);
+	cr_assert_eq(e.m.calls, 3);
+	cr_assert_eq(e.r.used->idx, 3);
 
 	/* re-attach, serve, stop the pollers, detach directly */
-	m.due_delta = 0;
+	e.m.due_delta = 0;
 	cr_assert_eq(pmd_poller_attach(0, q), 0);
 	cr_assert(wait_used(4));
 	pmd_pollers_stop();
 	post_read(4);
 	usleep(20000);
-	cr_assert_eq(used->idx, 4, "stopped poller still serving");
+	cr_assert_eq(e.r.used->idx, 4, "stopped poller still serving");
 	pmd_poller_detach(q);
 	pmd_vq_free(q);
 }
@@ -145,14 +125,14 @@ Test(poller, main_lcore_poller_runs_until_stopped, .init = eal_up)
 	cr_assert_eq(rte_eal_remote_launch(stopper, NULL, worker), 0);
 	pmd_poller_run_main(); /* returns once stopper called pmd_pollers_stop() */
 	cr_assert_eq(rte_eal_wait_lcore(worker), 0);
-	cr_assert_eq(used->idx, 1);
+	cr_assert_eq(e.r.used->idx, 1);
 	pmd_poller_detach(q);
 	pmd_vq_free(q);
 }
 
 static uint16_t avail_event(void)
 {
-	return __atomic_load_n((uint16_t *)&used->ring[QSZ], __ATOMIC_ACQUIRE);
+	return __atomic_load_n((uint16_t *)&e.r.used->ring[QSZ], __ATOMIC_ACQUIRE);
 }
 
 static struct pmd_poller_stats sleep_stats(void)
@@ -188,7 +168,7 @@ Test(poller, adaptive_poller_sleeps_and_wakes_for_kicks_and_control, .init = eal
 	cr_assert(wait_asleep(NULL), "an idle poller without queues did not sleep");
 
 	/* attach wakes it; it serves, then sleeps again */
-	q = fg_vq(&g, &t, QSZ, true, -1, kickfd);
+	q = fg_env_vq(&e, QSZ, true, -1, kickfd);
 	cr_assert_not_null(q);
 	cr_assert_eq(pmd_poller_attach(0, q), 0);
 	cr_assert_geq(sleep_stats().wake_ctl, 1);
@@ -229,7 +209,7 @@ Test(poller, poll_mode_changes_at_runtime_and_a_busy_poller_never_sleeps, .init 
 	cr_assert_eq(pmd_poller_set_mode(0, (enum pmd_poll_mode)7, 1000), -EINVAL);
 	cr_assert_not(poller_snap().adaptive);
 	cr_assert_eq(pmd_pollers_start(), 0);
-	q = fg_vq(&g, &t, QSZ, true, -1, kickfd);
+	q = fg_env_vq(&e, QSZ, true, -1, kickfd);
 	cr_assert_not_null(q);
 	cr_assert_eq(pmd_poller_attach(0, q), 0);
 	usleep(20000);

@@ -20,17 +20,9 @@
 #include "pmd/vq.h"
 
 #define QSZ 16
-#define HDR FG_A_GPA
-#define DATA (FG_A_GPA + 0x1000)
-#define STATUS (FG_A_GPA + 0x800)
 #define MS 1000000ull
 
-static struct fake_guest g;
-static struct pmd_blk_target t;
-static struct fake_model m;
-static struct vring_desc *desc;
-static struct vring_avail *avail;
-static struct vring_used *used;
+static struct fg_env e;
 static struct pmd_vq *q;
 static struct pmd_chain scratch;
 static struct pmd_sleep s;
@@ -67,21 +59,15 @@ static void clock_calibrate(void)
 
 static void make_q(bool event_idx, int kfd)
 {
-	q = fg_vq(&g, &t, QSZ, event_idx, -1, kfd);
+	q = fg_env_vq(&e, QSZ, event_idx, -1, kfd);
 	cr_assert_not_null(q);
 }
 
 static void setup(void)
 {
-	struct fg_ring r;
 
 	clock_calibrate();
-	fg_init(&g);
-	fg_target(&t, &m, 1ULL << 20);
-	fg_ring(&g, &r);
-	desc = r.desc;
-	avail = r.avail;
-	used = r.used;
+	fg_env_init(&e, 1ULL << 20);
 	kickfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	cr_assert_geq(kickfd, 0);
 	cr_assert_eq(pmd_sleep_init(&s, 20000, 16, &pst), 0);
@@ -94,14 +80,14 @@ static void teardown(void)
 	pmd_sleep_fini(&s);
 	pmd_vq_free(q);
 	close(kickfd);
-	fg_fini(&g);
+	fg_env_fini(&e);
 }
 
 TestSuite(sleep, .init = setup, .fini = teardown);
 
 static uint16_t avail_event(void)
 {
-	return __atomic_load_n((uint16_t *)&used->ring[QSZ], __ATOMIC_ACQUIRE);
+	return __atomic_load_n((uint16_t *)&e.r.used->ring[QSZ], __ATOMIC_ACQUIRE);
 }
 
 /*
@@ -110,21 +96,15 @@ static uint16_t avail_event(void)
  */
 static bool driver_post(bool event_idx)
 {
-	struct virtio_blk_outhdr h = {.type = VIRTIO_BLK_T_IN, .sector = 8};
-	uint16_t old = avail->idx, now = (uint16_t)(old + 1);
+	uint16_t old = fg_env_post_read(&e, QSZ, 0, 8, 512), now = (uint16_t)(old + 1);
 	bool kick;
 
-	memcpy(fg_host(&g, HDR), &h, sizeof(h));
-	fg_desc(&desc[0], HDR, 16, VRING_DESC_F_NEXT, 1);
-	fg_desc(&desc[1], DATA, 512, VRING_DESC_F_NEXT | VRING_DESC_F_WRITE, 2);
-	fg_desc(&desc[2], STATUS, 1, VRING_DESC_F_WRITE, 0);
-	avail->ring[old % QSZ] = 0;
-	__atomic_store_n(&avail->idx, now, __ATOMIC_RELEASE);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (event_idx)
 		kick = vring_need_event(avail_event(), now, old);
 	else
-		kick = !(__atomic_load_n(&used->flags, __ATOMIC_ACQUIRE) & VRING_USED_F_NO_NOTIFY);
+		kick =
+		    !(__atomic_load_n(&e.r.used->flags, __ATOMIC_ACQUIRE) & VRING_USED_F_NO_NOTIFY);
 	if (kick) {
 		uint64_t one = 1;
 
@@ -137,7 +117,7 @@ static bool wait_used(uint16_t want, uint64_t bound_ns)
 {
 	uint64_t end = mono_ns() + bound_ns;
 
-	while (__atomic_load_n(&used->idx, __ATOMIC_ACQUIRE) != want) {
+	while (__atomic_load_n(&e.r.used->idx, __ATOMIC_ACQUIRE) != want) {
 		if (mono_ns() > end)
 			return false;
 		sched_yield();
@@ -187,7 +167,7 @@ static void sleeper_wait_asleep(struct sleeper *sl, bool event_idx)
 
 	if (q != NULL)
 		while (event_idx ? avail_event() != q->last_avail
-				 : (__atomic_load_n(&used->flags, __ATOMIC_ACQUIRE) &
+				 : (__atomic_load_n(&e.r.used->flags, __ATOMIC_ACQUIRE) &
 				    VRING_USED_F_NO_NOTIFY))
 			cr_assert_lt(mono_ns(), end, "notifications never re-armed");
 	usleep(20000);
@@ -211,7 +191,7 @@ static void kick_wakes(bool evidx)
 	/* back to polling: the next publish sends no kick, the sweep serves both */
 	cr_assert_not(driver_post(evidx), "not suppressed after the wake-up");
 	pmd_vq_sweep(q, pmd_now_ns(), &scratch);
-	cr_assert_eq(used->idx, 2);
+	cr_assert_eq(e.r.used->idx, 2);
 }
 
 Test(sleep, kick_wakes_the_poller_with_event_idx)
@@ -242,7 +222,7 @@ Test(sleep, pending_control_message_aborts_the_sleep)
 	pmd_sleep_run(&s, &q, 1, pmd_now_ns(), &guard);
 	cr_assert_eq(pst.sleeps_aborted, 1);
 	cr_assert_eq(pst.sleeps, 0);
-	cr_assert(used->flags & VRING_USED_F_NO_NOTIFY, "left armed");
+	cr_assert(e.r.used->flags & VRING_USED_F_NO_NOTIFY, "left armed");
 }
 
 Test(sleep, control_wake_up)
@@ -274,7 +254,7 @@ Test(sleep, pending_completion_wakes_the_poller_before_it_is_due)
 	uint64_t due, woke;
 
 	make_q(true, kickfd);
-	m.due_delta = 200 * MS;
+	e.m.due_delta = 200 * MS;
 	driver_post(true);
 	pmd_vq_sweep(q, pmd_now_ns(), &scratch);
 	due = pmd_vq_next_due(q);
@@ -287,13 +267,13 @@ Test(sleep, pending_completion_wakes_the_poller_before_it_is_due)
 	cr_assert_geq(woke + 2 * MS, due - PMD_SLEEP_EARLY_NS, "woke %.3f ms early",
 		      (double)(due - PMD_SLEEP_EARLY_NS - woke) / 1e6);
 	cr_assert_lt(woke, due + 1000 * MS);
-	cr_assert_eq(used->idx, 0, "posted before due");
+	cr_assert_eq(e.r.used->idx, 0, "posted before due");
 }
 
 Test(sleep, completion_due_soon_keeps_the_poller_busy)
 {
 	make_q(true, kickfd);
-	m.due_delta = PMD_SLEEP_EARLY_NS;
+	e.m.due_delta = PMD_SLEEP_EARLY_NS;
 	driver_post(true);
 	pmd_vq_sweep(q, pmd_now_ns(), &scratch);
 	pmd_sleep_run(&s, &q, 1, pmd_now_ns(), &guard);
@@ -312,8 +292,8 @@ Test(sleep, queue_without_kick_fd_keeps_the_poller_busy)
 
 Test(sleep, model_with_background_work_keeps_the_poller_busy)
 {
-	t.ops = &fake_model_idle_ops;
-	m.idle_busy = true;
+	e.t.ops = &fake_model_idle_ops;
+	e.m.idle_busy = true;
 	make_q(true, kickfd);
 	pmd_vq_sweep(q, pmd_now_ns(), &scratch);
 	pmd_sleep_run(&s, &q, 1, pmd_now_ns(), &guard);
@@ -431,7 +411,7 @@ static void race(bool event_idx)
 		    (unsigned long)kicks, (double)worst / 1e3);
 	cr_assert_gt(pst.sleeps, 100, "the poller hardly slept: the test proves nothing");
 	cr_assert_geq(kicks, pst.wake_kick, "more kick wake-ups than kicks");
-	cr_assert_eq(used->idx, n);
+	cr_assert_eq(e.r.used->idx, n);
 }
 
 Test(sleep, no_lost_wakeup_with_event_idx, .timeout = 120)

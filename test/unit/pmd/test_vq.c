@@ -21,26 +21,15 @@
 #define DATA(i) FG_REQ_DATA(i)
 #define STATUS(i) FG_REQ_STATUS(i)
 
-static struct fake_guest g;
-static struct pmd_blk_target t;
-static struct fake_model m;
-static struct vring_desc *desc;
-static struct vring_avail *avail;
-static struct vring_used *used;
+static struct fg_env e;
 static struct pmd_vq *q;
 static struct pmd_chain scratch;
 static int efd = -1;
 
 static void setup(void)
 {
-	struct fg_ring r;
 
-	fg_init(&g);
-	fg_target(&t, &m, 1ULL << 20);
-	fg_ring(&g, &r);
-	desc = r.desc;
-	avail = r.avail;
-	used = r.used;
+	fg_env_init(&e, 1ULL << 20);
 	q = NULL;
 	efd = -1;
 }
@@ -50,20 +39,19 @@ static void teardown(void)
 	pmd_vq_free(q);
 	if (efd >= 0)
 		close(efd);
-	fg_fini(&g);
+	fg_env_fini(&e);
 }
 
 static void make_q(bool event_idx, int callfd)
 {
-	q = fg_vq(&g, &t, QSZ, event_idx, callfd, -1);
+	q = fg_env_vq(&e, QSZ, event_idx, callfd, -1);
 	cr_assert_not_null(q);
 }
 
 /* Post a 4 KiB read as chain i (descriptors 3i..3i+2). */
 static void post_read(unsigned i, uint64_t sector)
 {
-	avail->ring[avail->idx % QSZ] = fg_read_chain(&g, desc, i, sector);
-	avail->idx++;
+	fg_env_post_read(&e, QSZ, i, sector, 4096);
 }
 
 /* avail_event lives after the used ring (virtio 1.1, 2.6.8). */
@@ -71,13 +59,13 @@ static uint16_t avail_event(void)
 {
 	uint16_t v;
 
-	memcpy(&v, &used->ring[QSZ], sizeof(v));
+	memcpy(&v, &e.r.used->ring[QSZ], sizeof(v));
 	return v;
 }
 
 static uint8_t status_of(unsigned i)
 {
-	return *(uint8_t *)fg_host(&g, STATUS(i));
+	return *(uint8_t *)fg_host(&e.g, STATUS(i));
 }
 
 static uint64_t calls_pending(void)
@@ -97,13 +85,13 @@ Test(vq, inline_completion_fills_used_ring)
 	post_read(0, 0);
 	post_read(1, 8);
 	cr_assert_eq(pmd_vq_sweep(q, 100, &scratch), 2);
-	cr_assert_eq(used->idx, 2);
-	cr_assert_eq(used->ring[0].id, 0);
-	cr_assert_eq(used->ring[0].len, 4097);
-	cr_assert_eq(used->ring[1].id, 3);
+	cr_assert_eq(e.r.used->idx, 2);
+	cr_assert_eq(e.r.used->ring[0].id, 0);
+	cr_assert_eq(e.r.used->ring[0].len, 4097);
+	cr_assert_eq(e.r.used->ring[1].id, 3);
 	cr_assert_eq(status_of(0), VIRTIO_BLK_S_OK);
 	cr_assert_eq(status_of(1), VIRTIO_BLK_S_OK);
-	cr_assert_eq(m.req[1].offset, 4096);
+	cr_assert_eq(e.m.req[1].offset, 4096);
 	cr_assert_eq(q->st.requests, 2);
 	cr_assert_eq(q->st.rd_bytes, 8192);
 	cr_assert_eq(pmd_vq_sweep(q, 200, &scratch), 0);
@@ -112,15 +100,15 @@ Test(vq, inline_completion_fills_used_ring)
 Test(vq, deferred_completion_waits_for_due_time)
 {
 	make_q(true, -1);
-	m.due_delta = 5000;
+	e.m.due_delta = 5000;
 	post_read(0, 0);
 	pmd_vq_sweep(q, 100, &scratch);
-	cr_assert_eq(used->idx, 0);
+	cr_assert_eq(e.r.used->idx, 0);
 	cr_assert_eq(status_of(0), 0xff, "status written before completion");
 	pmd_vq_sweep(q, 5099, &scratch);
-	cr_assert_eq(used->idx, 0);
+	cr_assert_eq(e.r.used->idx, 0);
 	pmd_vq_sweep(q, 5100, &scratch);
-	cr_assert_eq(used->idx, 1);
+	cr_assert_eq(e.r.used->idx, 1);
 	cr_assert_eq(status_of(0), VIRTIO_BLK_S_OK);
 	cr_assert_eq(q->st.deferred, 1);
 	cr_assert_eq(q->st.late, 0);
@@ -129,11 +117,11 @@ Test(vq, deferred_completion_waits_for_due_time)
 Test(vq, late_completion_counted)
 {
 	make_q(true, -1);
-	m.due_delta = 5000;
+	e.m.due_delta = 5000;
 	post_read(0, 0);
 	pmd_vq_sweep(q, 100, &scratch);
 	pmd_vq_sweep(q, 5100 + 3000, &scratch);
-	cr_assert_eq(used->idx, 1);
+	cr_assert_eq(e.r.used->idx, 1);
 	cr_assert_eq(q->st.late, 1);
 	cr_assert_eq(q->st.late_ns_max, 3000);
 }
@@ -141,24 +129,24 @@ Test(vq, late_completion_counted)
 Test(vq, completions_posted_in_due_order)
 {
 	make_q(true, -1);
-	m.due_delta = 3000;
+	e.m.due_delta = 3000;
 	post_read(0, 0);
 	pmd_vq_sweep(q, 0, &scratch);
-	m.due_delta = 1000;
+	e.m.due_delta = 1000;
 	post_read(1, 0);
 	post_read(2, 0);
 	pmd_vq_sweep(q, 0, &scratch);
-	m.due_delta = 2000;
+	e.m.due_delta = 2000;
 	post_read(3, 0);
 	pmd_vq_sweep(q, 0, &scratch);
 	pmd_vq_sweep(q, 1000, &scratch);
-	cr_assert_eq(used->idx, 2);
+	cr_assert_eq(e.r.used->idx, 2);
 	pmd_vq_sweep(q, 2000, &scratch);
-	cr_assert_eq(used->idx, 3);
-	cr_assert_eq(used->ring[2].id, 9);
+	cr_assert_eq(e.r.used->idx, 3);
+	cr_assert_eq(e.r.used->ring[2].id, 9);
 	pmd_vq_sweep(q, 3000, &scratch);
-	cr_assert_eq(used->idx, 4);
-	cr_assert_eq(used->ring[3].id, 0);
+	cr_assert_eq(e.r.used->idx, 4);
+	cr_assert_eq(e.r.used->ring[3].id, 0);
 }
 
 Test(vq, event_idx_keeps_avail_event_one_behind)
@@ -177,11 +165,11 @@ Test(vq, event_idx_call_only_when_asked)
 {
 	efd = eventfd(0, EFD_NONBLOCK);
 	make_q(true, efd);
-	*(uint16_t *)&avail->ring[QSZ] = 0; /* used_event: call after entry 0 */
+	*(uint16_t *)&e.r.avail->ring[QSZ] = 0; /* used_event: call after entry 0 */
 	post_read(0, 0);
 	pmd_vq_sweep(q, 0, &scratch);
 	cr_assert_eq(calls_pending(), 1);
-	*(uint16_t *)&avail->ring[QSZ] = 5; /* not yet */
+	*(uint16_t *)&e.r.avail->ring[QSZ] = 5; /* not yet */
 	post_read(1, 0);
 	pmd_vq_sweep(q, 0, &scratch);
 	cr_assert_eq(calls_pending(), 0);
@@ -192,11 +180,11 @@ Test(vq, event_idx_call_only_when_asked)
 Test(vq, poll_queue_sends_and_saves_no_calls)
 {
 	make_q(true, -1);
-	*(uint16_t *)&avail->ring[QSZ] = 5; /* the guest wants no call yet: irrelevant */
+	*(uint16_t *)&e.r.avail->ring[QSZ] = 5; /* the guest wants no call yet: irrelevant */
 	post_read(0, 0);
 	post_read(1, 0);
 	pmd_vq_sweep(q, 0, &scratch);
-	cr_assert_eq(used->idx, 2);
+	cr_assert_eq(e.r.used->idx, 2);
 	cr_assert_eq(q->st.calls, 0);
 	cr_assert_eq(q->st.calls_saved, 0, "no call fd: nothing was saved");
 	cr_assert_eq(q->st.call_errors, 0);
@@ -209,7 +197,7 @@ Test(vq, failed_call_write_is_counted)
 	make_q(false, efd);
 	post_read(0, 0);
 	pmd_vq_sweep(q, 0, &scratch);
-	cr_assert_eq(used->idx, 1, "the completion is posted all the same");
+	cr_assert_eq(e.r.used->idx, 1, "the completion is posted all the same");
 	cr_assert_eq(q->st.calls, 0);
 	cr_assert_eq(q->st.call_errors, 1);
 	cr_assert_eq(q->st.calls_saved, 0);
@@ -219,12 +207,12 @@ Test(vq, at_most_one_call_per_sweep)
 {
 	efd = eventfd(0, EFD_NONBLOCK);
 	make_q(true, efd);
-	*(uint16_t *)&avail->ring[QSZ] = 0;
+	*(uint16_t *)&e.r.avail->ring[QSZ] = 0;
 	post_read(0, 0);
 	post_read(1, 0);
 	post_read(2, 0);
 	pmd_vq_sweep(q, 0, &scratch);
-	cr_assert_eq(used->idx, 3);
+	cr_assert_eq(e.r.used->idx, 3);
 	cr_assert_eq(calls_pending(), 1);
 }
 
@@ -232,12 +220,12 @@ Test(vq, no_event_idx_sets_no_notify_and_honours_no_interrupt)
 {
 	efd = eventfd(0, EFD_NONBLOCK);
 	make_q(false, efd);
-	cr_assert(used->flags & VRING_USED_F_NO_NOTIFY);
-	avail->flags = VRING_AVAIL_F_NO_INTERRUPT;
+	cr_assert(e.r.used->flags & VRING_USED_F_NO_NOTIFY);
+	e.r.avail->flags = VRING_AVAIL_F_NO_INTERRUPT;
 	post_read(0, 0);
 	pmd_vq_sweep(q, 0, &scratch);
 	cr_assert_eq(calls_pending(), 0);
-	avail->flags = 0;
+	e.r.avail->flags = 0;
 	post_read(1, 0);
 	pmd_vq_sweep(q, 0, &scratch);
 	cr_assert_eq(calls_pending(), 1);
@@ -246,10 +234,10 @@ Test(vq, no_event_idx_sets_no_notify_and_honours_no_interrupt)
 Test(vq, poll_queue_without_callfd_is_served)
 {
 	make_q(true, -1);
-	*(uint16_t *)&avail->ring[QSZ] = 0;
+	*(uint16_t *)&e.r.avail->ring[QSZ] = 0;
 	post_read(0, 0);
 	pmd_vq_sweep(q, 0, &scratch);
-	cr_assert_eq(used->idx, 1);
+	cr_assert_eq(e.r.used->idx, 1);
 	cr_assert_eq(q->st.calls, 0);
 }
 
@@ -257,75 +245,75 @@ Test(vq, bad_request_answered_ioerr)
 {
 	make_q(true, -1);
 	post_read(0, 1ULL << 40); /* past the end */
-	desc[1].addr = DATA(0);
+	e.r.desc[1].addr = DATA(0);
 	pmd_vq_sweep(q, 0, &scratch);
-	cr_assert_eq(used->idx, 1);
+	cr_assert_eq(e.r.used->idx, 1);
 	cr_assert_eq(status_of(0), VIRTIO_BLK_S_IOERR);
-	cr_assert_eq(used->ring[0].len, 1);
+	cr_assert_eq(e.r.used->ring[0].len, 1);
 	cr_assert_eq(q->st.errors, 1);
-	cr_assert_eq(m.calls, 0);
+	cr_assert_eq(e.m.calls, 0);
 }
 
 Test(vq, unanswerable_chain_breaks_queue)
 {
 	make_q(true, -1);
 	post_read(0, 0);
-	desc[2].addr = FG_HOLE_GPA; /* status byte unreachable */
+	e.r.desc[2].addr = FG_HOLE_GPA; /* status byte unreachable */
 	post_read(1, 0);
 	pmd_vq_sweep(q, 0, &scratch);
 	cr_assert(q->broken);
 	cr_assert_eq(q->st.broken, 1);
-	cr_assert_eq(used->idx, 0);
+	cr_assert_eq(e.r.used->idx, 0);
 	pmd_vq_sweep(q, 0, &scratch);
-	cr_assert_eq(used->idx, 0);
-	cr_assert_eq(m.calls, 0);
+	cr_assert_eq(e.r.used->idx, 0);
+	cr_assert_eq(e.m.calls, 0);
 }
 
 Test(vq, avail_index_jump_breaks_queue)
 {
 	make_q(true, -1);
-	avail->idx = QSZ + 1;
+	e.r.avail->idx = QSZ + 1;
 	pmd_vq_sweep(q, 0, &scratch);
 	cr_assert(q->broken);
-	cr_assert_eq(m.calls, 0);
+	cr_assert_eq(e.m.calls, 0);
 }
 
 Test(vq, flush_posts_pending)
 {
 	efd = eventfd(0, EFD_NONBLOCK);
 	make_q(true, efd);
-	*(uint16_t *)&avail->ring[QSZ] = 0;
-	m.due_delta = 1000000;
+	*(uint16_t *)&e.r.avail->ring[QSZ] = 0;
+	e.m.due_delta = 1000000;
 	post_read(0, 0);
 	post_read(1, 0);
 	pmd_vq_sweep(q, 0, &scratch);
-	cr_assert_eq(used->idx, 0);
+	cr_assert_eq(e.r.used->idx, 0);
 	pmd_vq_flush(q, 10);
-	cr_assert_eq(used->idx, 2);
+	cr_assert_eq(e.r.used->idx, 2);
 	cr_assert_eq(q->nheap, 0);
 	cr_assert_eq(calls_pending(), 1);
 }
 
 Test(vq, resumes_from_given_indexes)
 {
-	struct pmd_vq_setup s = {.desc = desc,
-				 .avail = avail,
-				 .used = used,
+	struct pmd_vq_setup s = {.desc = e.r.desc,
+				 .avail = e.r.avail,
+				 .used = e.r.used,
 				 .size = QSZ,
 				 .last_avail = 65535,
 				 .last_used = 65535,
 				 .callfd = -1,
 				 .event_idx = true,
-				 .mem = g.mem,
-				 .target = &t};
+				 .mem = e.g.mem,
+				 .target = &e.t};
 
-	avail->idx = 65535;
-	used->idx = 65535;
+	e.r.avail->idx = 65535;
+	e.r.used->idx = 65535;
 	q = pmd_vq_create(&s);
-	post_read(0, 0); /* avail->idx wraps to 0 */
+	post_read(0, 0); /* e.r.avail->idx wraps to 0 */
 	pmd_vq_sweep(q, 0, &scratch);
-	cr_assert_eq(used->idx, 0);
-	cr_assert_eq(used->ring[65535 % QSZ].id, 0);
+	cr_assert_eq(e.r.used->idx, 0);
+	cr_assert_eq(e.r.used->ring[65535 % QSZ].id, 0);
 }
 
 Test(vq, sweep_stops_after_byte_budget)
@@ -335,19 +323,19 @@ Test(vq, sweep_stops_after_byte_budget)
 	unsigned i, first;
 
 	make_q(true, -1);
-	memcpy(fg_host(&g, HDR(0)), &h, sizeof(h));
-	fg_desc(&desc[0], HDR(0), 16, VRING_DESC_F_NEXT, 1);
-	fg_desc(&desc[1], FG_A_GPA + 0x1000, len, VRING_DESC_F_NEXT | VRING_DESC_F_WRITE, 2);
-	fg_desc(&desc[2], STATUS(0), 1, VRING_DESC_F_WRITE, 0);
+	memcpy(fg_host(&e.g, HDR(0)), &h, sizeof(h));
+	fg_desc(&e.r.desc[0], HDR(0), 16, VRING_DESC_F_NEXT, 1);
+	fg_desc(&e.r.desc[1], FG_A_GPA + 0x1000, len, VRING_DESC_F_NEXT | VRING_DESC_F_WRITE, 2);
+	fg_desc(&e.r.desc[2], STATUS(0), 1, VRING_DESC_F_WRITE, 0);
 	for (i = 0; i < 12; i++) {
-		avail->ring[avail->idx % QSZ] = 0;
-		avail->idx++;
+		e.r.avail->ring[e.r.avail->idx % QSZ] = 0;
+		e.r.avail->idx++;
 	}
 	first = pmd_vq_sweep(q, 0, &scratch);
 	cr_assert_lt(first, 12, "no byte budget");
 	cr_assert_geq((uint64_t)first * len, PMD_VQ_BURST_BYTES);
 	cr_assert_eq(pmd_vq_sweep(q, 0, &scratch), 12 - first);
-	cr_assert_eq(used->idx, 12);
+	cr_assert_eq(e.r.used->idx, 12);
 }
 
 /*
@@ -358,20 +346,20 @@ Test(vq, prefetch_hints_run_ahead_of_submits)
 {
 	unsigned k;
 
-	t.ops = &fake_model_pf_ops;
+	e.t.ops = &fake_model_pf_ops;
 	make_q(true, -1);
 	for (k = 0; k < 5; k++)
 		post_read(k, 8 * k);
 	cr_assert_eq(pmd_vq_sweep(q, 0, &scratch), 5);
-	cr_assert_eq(m.calls, 5);
-	cr_assert_eq(m.npf, 4);
+	cr_assert_eq(e.m.calls, 5);
+	cr_assert_eq(e.m.npf, 4);
 	for (k = 0; k < 5; k++) {
-		cr_assert_eq(m.req[k].offset, 4096 * k, "submit order changed");
-		cr_assert_eq(used->ring[k].id, 3 * k, "completion order changed");
+		cr_assert_eq(e.m.req[k].offset, 4096 * k, "submit order changed");
+		cr_assert_eq(e.r.used->ring[k].id, 3 * k, "completion order changed");
 		cr_assert_eq(status_of(k), VIRTIO_BLK_S_OK);
 	}
 	for (k = 1; k < 5; k++) {
-		const struct fm_rec_pf *pf = &m.pf[k - 1];
+		const struct fm_rec_pf *pf = &e.m.pf[k - 1];
 
 		cr_assert_eq(pf->op, FM_OP_READ);
 		cr_assert_eq(pf->offset, 4096 * k);
@@ -387,7 +375,7 @@ Test(vq, no_prefetch_op_no_hints)
 	post_read(1, 8);
 	cr_assert_eq(pmd_vq_sweep(q, 0, &scratch), 2);
 	cr_assert_not(q->prefetch);
-	cr_assert_eq(m.npf, 0);
+	cr_assert_eq(e.m.npf, 0);
 }
 
 /* A chain peeked ahead that is broken still stops the queue at its own place. */
@@ -395,92 +383,92 @@ Test(vq, broken_chain_ahead_breaks_queue_at_its_place)
 {
 	unsigned k;
 
-	t.ops = &fake_model_pf_ops;
+	e.t.ops = &fake_model_pf_ops;
 	make_q(true, -1);
 	post_read(0, 0);
 	post_read(1, 8);
 	post_read(2, 16);
-	desc[8].addr = FG_HOLE_GPA; /* chain 2: status byte unreachable */
+	e.r.desc[8].addr = FG_HOLE_GPA; /* chain 2: status byte unreachable */
 	post_read(3, 24);
 	pmd_vq_sweep(q, 0, &scratch);
 	cr_assert(q->broken);
 	cr_assert_eq(q->st.broken, 1);
-	cr_assert_eq(m.calls, 2);
-	cr_assert_eq(used->idx, 2);
-	cr_assert_eq(used->ring[0].id, 0);
-	cr_assert_eq(used->ring[1].id, 3);
+	cr_assert_eq(e.m.calls, 2);
+	cr_assert_eq(e.r.used->idx, 2);
+	cr_assert_eq(e.r.used->ring[0].id, 0);
+	cr_assert_eq(e.r.used->ring[1].id, 3);
 	cr_assert_eq(q->last_avail, 2);
 	cr_assert_eq(status_of(2), 0xff);
 	cr_assert_eq(status_of(3), 0xff, "request after the broken one served");
-	for (k = 0; k < m.npf && k < FM_REC_MAX; k++)
-		cr_assert_eq(m.pf[k].offset, 4096 * (k + 1));
+	for (k = 0; k < e.m.npf && k < FM_REC_MAX; k++)
+		cr_assert_eq(e.m.pf[k].offset, 4096 * (k + 1));
 }
 
 Test(vq, bad_head_ahead_is_not_hinted_and_breaks_queue)
 {
-	t.ops = &fake_model_pf_ops;
+	e.t.ops = &fake_model_pf_ops;
 	make_q(true, -1);
 	post_read(0, 0);
 	post_read(1, 8);
-	avail->ring[avail->idx % QSZ] = 200; /* head outside the queue */
-	avail->idx++;
+	e.r.avail->ring[e.r.avail->idx % QSZ] = 200; /* head outside the queue */
+	e.r.avail->idx++;
 	post_read(3, 24);
 	pmd_vq_sweep(q, 0, &scratch);
 	cr_assert(q->broken);
-	cr_assert_eq(m.calls, 2);
-	cr_assert_eq(used->idx, 2);
+	cr_assert_eq(e.m.calls, 2);
+	cr_assert_eq(e.r.used->idx, 2);
 	cr_assert_eq(q->last_avail, 2);
-	cr_assert_leq(m.npf, 3);
-	for (unsigned k = 0; k < m.npf; k++)
-		cr_assert_neq(m.pf[k].offset, 2 * 4096, "hint for the bad head");
+	cr_assert_leq(e.m.npf, 3);
+	for (unsigned k = 0; k < e.m.npf; k++)
+		cr_assert_neq(e.m.pf[k].offset, 2 * 4096, "hint for the bad head");
 }
 
 Test(vq, out_of_range_request_ahead_not_hinted_answered_ioerr)
 {
-	t.ops = &fake_model_pf_ops;
+	e.t.ops = &fake_model_pf_ops;
 	make_q(true, -1);
 	post_read(0, 1ULL << 40); /* past the end */
 	post_read(1, 8);
 	pmd_vq_sweep(q, 0, &scratch);
-	cr_assert_eq(used->idx, 2);
+	cr_assert_eq(e.r.used->idx, 2);
 	cr_assert_eq(status_of(0), VIRTIO_BLK_S_IOERR);
 	cr_assert_eq(status_of(1), VIRTIO_BLK_S_OK);
-	cr_assert_eq(m.calls, 1);
-	cr_assert_eq(m.npf, 1);
-	cr_assert_eq(m.pf[0].offset, 4096);
+	cr_assert_eq(e.m.calls, 1);
+	cr_assert_eq(e.m.npf, 1);
+	cr_assert_eq(e.m.pf[0].offset, 4096);
 }
 
 /* A single-writer model with an idle op hears of every sweep that took nothing. */
 Test(vq, idle_op_called_on_empty_sweeps_only)
 {
-	t.ops = &fake_model_idle_ops;
+	e.t.ops = &fake_model_idle_ops;
 	make_q(true, -1);
 	cr_assert_eq(pmd_vq_sweep(q, 1000, &scratch), 0);
-	cr_assert_eq(m.nidle, 1);
-	cr_assert_eq(m.idle_ns, 1000);
+	cr_assert_eq(e.m.nidle, 1);
+	cr_assert_eq(e.m.idle_ns, 1000);
 	post_read(0, 0);
 	cr_assert_eq(pmd_vq_sweep(q, 2000, &scratch), 1);
-	cr_assert_eq(m.nidle, 1, "a sweep that took a request is not idle");
-	cr_assert_eq(m.calls, 1);
+	cr_assert_eq(e.m.nidle, 1, "a sweep that took a request is not idle");
+	cr_assert_eq(e.m.calls, 1);
 	/* a completion still waiting in the heap does not make the queue busy */
-	m.due_delta = 10000;
+	e.m.due_delta = 10000;
 	post_read(1, 8);
 	cr_assert_eq(pmd_vq_sweep(q, 3000, &scratch), 1);
 	cr_assert_eq(pmd_vq_sweep(q, 4000, &scratch), 0);
-	cr_assert_eq(m.nidle, 2);
-	cr_assert_eq(m.idle_ns, 4000);
+	cr_assert_eq(e.m.nidle, 2);
+	cr_assert_eq(e.m.idle_ns, 4000);
 	cr_assert_eq(pmd_vq_sweep(q, 13000, &scratch), 1, "the due completion is posted");
-	cr_assert_eq(m.nidle, 3);
+	cr_assert_eq(e.m.nidle, 3);
 }
 
 /* idle() runs unlocked on the poller: only for models whose state has one writer. */
 Test(vq, idle_op_not_called_for_multi_writer_model)
 {
-	t.ops = &fake_model_idle_mw_ops;
+	e.t.ops = &fake_model_idle_mw_ops;
 	make_q(true, -1);
 	cr_assert_eq(pmd_vq_sweep(q, 1000, &scratch), 0);
 	cr_assert_not(q->idle);
-	cr_assert_eq(m.nidle, 0);
+	cr_assert_eq(e.m.nidle, 0);
 }
 
 /* ---- notification re-arm for adaptive polling ---- */
@@ -490,19 +478,19 @@ static bool driver_kicks(bool event_idx, uint16_t old_idx, uint16_t new_idx)
 {
 	if (event_idx)
 		return vring_need_event(avail_event(), new_idx, old_idx);
-	return !(used->flags & VRING_USED_F_NO_NOTIFY);
+	return !(e.r.used->flags & VRING_USED_F_NO_NOTIFY);
 }
 
 Test(vq, arm_without_event_idx_clears_no_notify_and_suppress_sets_it)
 {
 	make_q(false, -1);
-	used->flags |= 0x8000; /* other bits are left alone */
+	e.r.used->flags |= 0x8000; /* other bits are left alone */
 	cr_assert_not(driver_kicks(false, 0, 1), "suppressed from the start");
 	cr_assert_not(pmd_vq_notify_arm(q), "nothing waiting");
-	cr_assert_eq(used->flags, 0x8000);
+	cr_assert_eq(e.r.used->flags, 0x8000);
 	cr_assert(driver_kicks(false, 0, 1));
 	pmd_vq_notify_suppress(q);
-	cr_assert_eq(used->flags, 0x8000 | VRING_USED_F_NO_NOTIFY);
+	cr_assert_eq(e.r.used->flags, 0x8000 | VRING_USED_F_NO_NOTIFY);
 }
 
 Test(vq, arm_with_event_idx_publishes_the_next_index_not_one_behind)
@@ -524,7 +512,7 @@ Test(vq, arm_with_event_idx_publishes_the_next_index_not_one_behind)
 	cr_assert_not(driver_kicks(true, 3, 4));
 	/* the index wraps */
 	q->last_avail = 0xffff;
-	cr_assert(pmd_vq_notify_arm(q), "avail idx 3 != 0xffff: requests waiting");
+	cr_assert(pmd_vq_notify_arm(q), "e.r.avail idx 3 != 0xffff: requests waiting");
 	cr_assert_eq(avail_event(), 0xffff);
 	cr_assert(driver_kicks(true, 0xffff, 0));
 }
@@ -535,14 +523,14 @@ Test(vq, arm_reports_requests_published_meanwhile)
 	for (int evidx = 0; evidx < 2; evidx++) {
 		if (q != NULL)
 			pmd_vq_free(q);
-		memset(avail, 0, 0x1000);
-		memset(used, 0, 0x1000);
+		memset(e.r.avail, 0, 0x1000);
+		memset(e.r.used, 0, 0x1000);
 		make_q(evidx, -1);
 		post_read(0, 0); /* published while suppressed: no kick */
 		cr_assert(pmd_vq_notify_arm(q), "event_idx %d: waiting request missed", evidx);
 		pmd_vq_notify_suppress(q);
 		pmd_vq_sweep(q, 0, &scratch);
-		cr_assert_eq(used->idx, 1);
+		cr_assert_eq(e.r.used->idx, 1);
 		cr_assert_not(pmd_vq_notify_arm(q), "event_idx %d: all served", evidx);
 	}
 }
@@ -550,7 +538,7 @@ Test(vq, arm_reports_requests_published_meanwhile)
 Test(vq, broken_queue_never_reports_waiting_requests)
 {
 	make_q(true, -1);
-	avail->idx = 100; /* more than the queue size: breaks it */
+	e.r.avail->idx = 100; /* more than the queue size: breaks it */
 	pmd_vq_sweep(q, 0, &scratch);
 	cr_assert(q->broken);
 	cr_assert_not(pmd_vq_notify_arm(q));
@@ -558,7 +546,7 @@ Test(vq, broken_queue_never_reports_waiting_requests)
 
 static void make_q_kick(int kickfd)
 {
-	q = fg_vq(&g, &t, QSZ, true, -1, kickfd);
+	q = fg_env_vq(&e, QSZ, true, -1, kickfd);
 	cr_assert_not_null(q);
 }
 
@@ -567,13 +555,13 @@ Test(vq, may_sleep_needs_a_kick_fd_and_an_idle_model)
 	make_q_kick(-1);
 	cr_assert_not(pmd_vq_may_sleep(q), "no kick fd: a kick could never wake the poller");
 	pmd_vq_free(q);
-	t.ops = &fake_model_idle_ops;
+	e.t.ops = &fake_model_idle_ops;
 	make_q_kick(7);
 	cr_assert(pmd_vq_may_sleep(q));
-	m.idle_busy = true;
+	e.m.idle_busy = true;
 	pmd_vq_sweep(q, 1000, &scratch);
 	cr_assert_not(pmd_vq_may_sleep(q), "the model has background work");
-	m.idle_busy = false;
+	e.m.idle_busy = false;
 	pmd_vq_sweep(q, 2000, &scratch);
 	cr_assert(pmd_vq_may_sleep(q));
 }
@@ -582,10 +570,10 @@ Test(vq, next_due_is_the_earliest_pending_completion)
 {
 	make_q(true, -1);
 	cr_assert_eq(pmd_vq_next_due(q), UINT64_MAX);
-	m.due_delta = 5000;
+	e.m.due_delta = 5000;
 	post_read(0, 0);
 	pmd_vq_sweep(q, 1000, &scratch);
-	m.due_delta = 1000;
+	e.m.due_delta = 1000;
 	post_read(1, 0);
 	pmd_vq_sweep(q, 2000, &scratch);
 	cr_assert_eq(pmd_vq_next_due(q), 3000);
