@@ -419,6 +419,12 @@ static void vq_call(struct pmd_vq *q)
 		PMD_CTR_INC(q->st.call_errors);
 }
 
+void pmd_vq_notify_start(struct pmd_vq *q)
+{
+	if (q->callfd >= 0)
+		vq_call(q);
+}
+
 /* Publish used->idx and send at most one call if the guest asked for it. */
 static void vq_publish_notify(struct pmd_vq *q)
 {

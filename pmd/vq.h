@@ -148,6 +148,21 @@ void pmd_vq_cost_print(FILE *out, unsigned qid, const struct pmd_vq_stats *c, ui
 		       uint64_t tsc_hz);
 #endif
 
+/*
+ * A queue starts serving (its poller has just taken it): send the driver one
+ * call, whatever the notification fields say.  A queue starts at indexes
+ * another backend reached (a femud killed and restarted, a reconnect, a
+ * restart after a vring message), and that backend may have published used
+ * entries and gone before its call: the driver would wait for it forever,
+ * and with EVENT_IDX every later call decision would be judged against a
+ * used_event the driver wrote before those entries.  The call tells the
+ * driver of every used entry up to the start index, so signalled_used is
+ * true from here on; a spurious call costs the driver one look at the used
+ * index (virtio 1.2, 2.7.10: the driver must handle spurious notifications).
+ * Poll queues (no call fd) get nothing.
+ */
+void pmd_vq_notify_start(struct pmd_vq *q);
+
 /* Post every pending completion now (queue stop) and notify the guest. */
 void pmd_vq_flush(struct pmd_vq *q, uint64_t now_ns);
 

@@ -1143,6 +1143,165 @@ static int c_inflight_queue_size_below_vring(const struct fb_opts *o)
 	return rc;
 }
 
+/* ---- a backend restarted under a running driver ---- */
+
+/*
+ * The inflight region of one split queue (vhost-user spec, "Inflight I/O
+ * tracking": QueueRegionSplit and DescStateSplit).
+ */
+struct h_inflight_desc {
+	uint8_t inflight;
+	uint8_t padding[5];
+	uint16_t next;
+	uint64_t counter;
+};
+struct h_inflight_queue {
+	uint64_t features;
+	uint16_t version;
+	uint16_t desc_num;
+	uint16_t last_batch_head;
+	uint16_t used_idx;
+	struct h_inflight_desc desc[];
+};
+_Static_assert(sizeof(struct h_inflight_desc) == 16, "DescStateSplit");
+_Static_assert(sizeof(struct h_inflight_queue) == 16, "QueueRegionSplit header");
+
+#define H_RESTART_USED 13143u /* used index the previous backend reached */
+#define H_RESTART_UNSEEN 9u   /* used entries it published without a call */
+
+/* Is the queue's call eventfd signalled within ms?  It is read (cleared). */
+static bool call_within(struct hctx *h, unsigned ms)
+{
+	struct pollfd p = {.fd = h->vq.call_fd, .events = POLLIN};
+	uint64_t n;
+
+	if (poll(&p, 1, (int)ms) != 1 || read(h->vq.call_fd, &n, sizeof(n)) != sizeof(n))
+		return false;
+	return n > 0;
+}
+
+/* An inflight region (a memfd) of queue 0 with slots 0..n-1 marked in flight. */
+static int restart_inflight_fd(unsigned n, struct vhu_inflight *in)
+{
+	struct h_inflight_queue *iq;
+	int fd = memfd_of("inflight", 4096);
+
+	*in = (struct vhu_inflight){
+	    .mmap_size = 4096, .mmap_offset = 0, .num_queues = 1, .queue_size = H_QSIZE};
+	if (fd < 0)
+		return -1;
+	iq = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (iq == MAP_FAILED) {
+		close(fd);
+		return -1;
+	}
+	iq->version = 1;
+	iq->desc_num = H_QSIZE;
+	iq->used_idx = H_RESTART_USED; /* as used->idx: the last completion was cleared */
+	for (unsigned s = 0; s < n; s++) {
+		iq->desc[s].inflight = 1;
+		iq->desc[s].counter = s + 1; /* taken in slot order */
+	}
+	munmap(iq, 4096);
+	return fd;
+}
+
+/*
+ * The ring as a backend killed mid-run leaves it: it published used entries
+ * up to H_RESTART_USED but died before its call (the driver still waits
+ * for an interrupt at H_RESTART_USED - H_RESTART_UNSEEN), and had taken n
+ * more requests (4 KiB reads in slots 0..n-1) that it never completed.
+ */
+static void restart_ring(struct hctx *h, unsigned n)
+{
+	struct fb_vq *vq = &h->vq;
+	uint16_t seen = (uint16_t)(H_RESTART_USED - H_RESTART_UNSEEN);
+
+	vq->avail_idx = (uint16_t)H_RESTART_USED;
+	for (unsigned s = 0; s < n; s++)
+		fb_vq_submit(vq, s, VIRTIO_BLK_T_IN, 8 * s, 4096);
+	for (uint16_t i = seen; i != (uint16_t)H_RESTART_USED; i++)
+		vq->vr.used->ring[i & vq->mask].id = H_SLOTS - 1; /* a request done before */
+	vq->vr.avail->idx = vq->avail_idx;
+	vq->kicked_idx = vq->avail_idx;
+	vq->vr.used->idx = (uint16_t)H_RESTART_USED;
+	vq->last_used = seen;
+	if (vq->event_idx)
+		vring_used_event(&vq->vr) = seen;
+	else
+		vq->vr.avail->flags = 0; /* interrupts wanted */
+}
+
+/*
+ * A frontend reconnects to a restarted backend as QEMU does (inflight region
+ * handed back, SET_VRING_BASE at the used index, queue enabled) with the
+ * ring restart_ring() leaves.  The backend must replay the n requests from
+ * the inflight region (all complete OK, used index H_RESTART_USED + n) and
+ * send a call: without one the driver never looks at the used ring again
+ * (with EVENT_IDX, its used_event lies before the entries the previous
+ * backend published, so need_event() against the restart index says no).
+ */
+static int restarted_backend(const struct fb_opts *o, unsigned n)
+{
+	uint64_t end = fb_now_ns() + (uint64_t)o->timeout_ms * 1000000ull;
+	uint16_t want = (uint16_t)(H_RESTART_USED + n), avail;
+	struct vhu_inflight in;
+	struct hctx h;
+	int fd, rc = inflight_open(&h, o);
+
+	if (rc <= 0)
+		return rc;
+	fd = restart_inflight_fd(n, &in);
+	if (fd < 0) {
+		hctx_close(&h);
+		return failf("inflight memfd: %s", strerror(errno));
+	}
+	rc = vu_set(&h.dev.conn, VHU_SET_INFLIGHT_FD, &in, sizeof(in), &fd, 1);
+	close(fd);
+	restart_ring(&h, n);
+	avail = h.vq.avail_idx;
+	h.vq.avail_idx = (uint16_t)H_RESTART_USED; /* SET_VRING_BASE: QEMU's restored index */
+	if (rc == 0)
+		rc = fb_dev_setup_vq(&h.dev, &h.vq);
+	h.vq.avail_idx = avail;
+	if (rc == 0)
+		rc = vu_set_state(&h.dev.conn, VHU_SET_VRING_ENABLE, 0, 1);
+	if (rc == 0)
+		rc = vu_sync(&h.dev.conn);
+	if (rc < 0) {
+		hctx_close(&h);
+		return failf("reconnect with the inflight region: %s", h.dev.conn.err);
+	}
+	while (__atomic_load_n(&h.vq.vr.used->idx, __ATOMIC_ACQUIRE) != want && fb_now_ns() < end)
+		usleep(1000);
+	rc = 0;
+	if (__atomic_load_n(&h.vq.vr.used->idx, __ATOMIC_ACQUIRE) != want)
+		rc = failf("used index %u after the restart, %u expected (%u requests replayed)",
+			   __atomic_load_n(&h.vq.vr.used->idx, __ATOMIC_ACQUIRE), want, n);
+	for (unsigned s = 0; rc == 0 && s < n; s++)
+		if (h.vq.status[s] != VIRTIO_BLK_S_OK)
+			rc = failf("replayed request in slot %u: status %u", s, h.vq.status[s]);
+	if (rc == 0 && !call_within(&h, H_CASE_WAIT_MS))
+		rc = failf("no call within %u ms of the restart: %u used entries (%u replayed) "
+			   "published, the driver was last told of %u",
+			   H_CASE_WAIT_MS, H_RESTART_UNSEEN + n, n,
+			   H_RESTART_USED - H_RESTART_UNSEEN);
+	hctx_close(&h);
+	return rc;
+}
+
+/* 7 requests in flight at the restart (guest_reconnect's hang: replayed, never told). */
+static int c_restart_replay_after_lost_call(const struct fb_opts *o)
+{
+	return restarted_backend(o, 7);
+}
+
+/* Nothing in flight: the previous backend's last completions were never told. */
+static int c_restart_after_lost_call(const struct fb_opts *o)
+{
+	return restarted_backend(o, 0);
+}
+
 /* Open fds of the backend process on the other end of sock (same host); -1: unknown. */
 static int backend_fd_count(int sock)
 {
@@ -1538,6 +1697,8 @@ static const struct hcase cases[] = {
     FN(inflight_queues_beyond_device),
     FN(inflight_region_too_small),
     FN(inflight_queue_size_below_vring),
+    FN(restart_replay_after_lost_call),
+    FN(restart_after_lost_call),
     FN(fds_of_answered_messages_closed),
     FN(vring_addr_moved_on_running_queue),
     FN(get_config_qemu_framing),
