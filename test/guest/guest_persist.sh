@@ -20,7 +20,7 @@ head -c $((4 << 20)) /dev/urandom >"$T/pat"
 SUM=$(sha256sum "$T/pat" | cut -d' ' -f1)
 start_femud "$DEV"
 guest -v --file "$T/pat:/job/pat" \
-	--qemu-arg -chardev --qemu-arg "socket,id=rc0,path=$S,reconnect=1" \
+	--qemu-arg -chardev --qemu-arg "$(reconnect_chardev rc0 "$S")" \
 	--qemu-arg -device --qemu-arg vhost-user-blk-pci,chardev=rc0,num-queues=1 \
 	--cmd 'dd if=/job/pat of=/dev/vda bs=1M oflag=direct conv=fsync 2>/tmp/e; wrc=$?;
 		echo WRITTEN-$wrc >/dev/console; sleep 5; echo "READ-$((40 + 2))" >/dev/console;

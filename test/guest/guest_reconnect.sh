@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# guest_reconnect.sh - QEMU connects with reconnect=1; while the guest runs
+# guest_reconnect.sh - QEMU connects with a 1 s reconnect; while the guest runs
 # random writes femud is killed (SIGKILL, requests in flight) and started
 # again on the same path: the stale socket is replaced, QEMU reconnects,
 # requests femud had taken are replayed from the inflight region, and fio
@@ -12,7 +12,7 @@ S=/tmp/pmd-gr-$$.sock
 DEV="path=$S,queues=1,femu_mode=1,nchs=2,luns_per_ch=2,blks_per_pl=32,pgs_per_blk=64,op_pcent=25"
 start_femud "$DEV"
 
-guest --qemu-arg -chardev --qemu-arg "socket,id=rc0,path=$S,reconnect=1" \
+guest --qemu-arg -chardev --qemu-arg "$(reconnect_chardev rc0 "$S")" \
 	--qemu-arg -device --qemu-arg vhost-user-blk-pci,chardev=rc0,num-queues=1 \
 	--cmd 'fio --name=rc --filename=/dev/vda --rw=randwrite --bs=16k --iodepth=16 \
 		--ioengine=io_uring --direct=1 --runtime=14 --time_based --size=8m \

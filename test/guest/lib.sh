@@ -15,6 +15,9 @@ T=$(mktemp -d /tmp/pmd-guest.XXXXXX)
 FEMUD_PID=
 FEMUD_LOG=$T/femud.log
 GUEST_TIMEOUT=${GUEST_TIMEOUT:-150}
+# The QEMU runguest starts: Debian 12's 7.2 unless the caller names one
+# (test/guest/qemu10.sh: QEMU 10.0 from bookworm-backports)
+GUEST_QEMU=${FEMU_GUEST_QEMU:-qemu-system-x86_64}
 # The guest kernel is pinned: Debian 12's 6.1 unless the caller names one
 # (test/guest/qemu10.sh: 6.12); mkimage would take the newest in /boot.
 if [ -z "${FEMU_GUEST_KVER:-}" ]; then
@@ -44,7 +47,7 @@ fail() {
 skip_unless_ready() {
 	[ -x "$RUNGUEST" ] || { echo "SKIP: no runguest at $RUNGUEST"; exit 77; }
 	[ -x "$FEMUD" ] || fail "no femud at $FEMUD"
-	command -v qemu-system-x86_64 >/dev/null || { echo "SKIP: no qemu"; exit 77; }
+	command -v "$GUEST_QEMU" >/dev/null || { echo "SKIP: no QEMU at $GUEST_QEMU"; exit 77; }
 }
 
 # start_femud DEV-SPEC... : one --dev per argument, poller on CPU 0; extra
@@ -76,6 +79,20 @@ stop_femud() {
 # guest ARGS... : runguest with the guest on CPU 1
 guest() {
 	"$RUNGUEST" --pin 1 -t "$GUEST_TIMEOUT" --quiet "$@"
+}
+
+# reconnect_chardev ID PATH : -chardev options of a vhost-user socket that
+# QEMU reconnects to after a backend restart (1 s).  QEMU 9.2 deprecated
+# 'reconnect' (seconds) for 'reconnect-ms'; 7.2 knows only the former.
+reconnect_chardev() {
+	local v
+	v=$("$GUEST_QEMU" --version | sed -n 's/.*version \([0-9]*\)\.\([0-9]*\).*/\1 \2/p' | head -1)
+	set -- "$1" "$2" $v
+	if [ "${3:-0}" -gt 9 ] || { [ "${3:-0}" = 9 ] && [ "${4:-0}" -ge 2 ]; }; then
+		echo "socket,id=$1,path=$2,reconnect-ms=1000"
+	else
+		echo "socket,id=$1,path=$2,reconnect=1"
+	fi
 }
 
 # qstat PATH QUEUE FIELD : a counter from femud's exit statistics
