@@ -185,9 +185,82 @@ static enum pmd_chain_result walk_finish(struct chain_walk *w)
 	return w->bad ? PMD_CHAIN_IOERR : PMD_CHAIN_OK;
 }
 
+/* Host address of [gpa, gpa + len) when it lies inside one guest memory region, else NULL. */
+static uint8_t *xlate_whole(struct rte_vhost_memory *mem, uint64_t gpa, uint32_t len)
+{
+	uint64_t l = len;
+	uint64_t hva;
+
+	if (gpa + len < gpa)
+		return NULL;
+	hva = rte_vhost_va_from_guest_pa(mem, gpa, &l);
+	return hva != 0 && l == len ? (uint8_t *)(uintptr_t)hva : NULL;
+}
+
+/*
+ * The common chain in one pass: three direct descriptors, a readable
+ * 16-byte header, one data buffer (readable for a write, writable for a
+ * read) and a writable 1-byte status, each inside one guest memory region.
+ * Fills c as the walk below would for that chain; returns false for any
+ * other chain, which the walk then reads again and judges by every rule
+ * (each path reads a descriptor once and checks its own copy).
+ */
+static bool chain_fast3(struct rte_vhost_memory *mem, const struct pmd_chain_ring *ring,
+			uint16_t head, struct pmd_chain *c)
+{
+	struct vring_desc h, d, s;
+	uint8_t *hdr, *data, *status;
+
+	if (head >= ring->size || ring->size < 3)
+		return false;
+	h = desc_read(ring->desc, head);
+	if (h.flags != VRING_DESC_F_NEXT || h.len != PMD_BLK_HDR_SIZE || h.next >= ring->size)
+		return false;
+	d = desc_read(ring->desc, h.next);
+	if ((d.flags & ~VRING_DESC_F_WRITE) != VRING_DESC_F_NEXT || d.len == 0 ||
+	    d.next >= ring->size)
+		return false;
+	s = desc_read(ring->desc, d.next);
+	if (s.flags != VRING_DESC_F_WRITE || s.len != 1)
+		return false;
+	hdr = xlate_whole(mem, h.addr, h.len);
+	data = xlate_whole(mem, d.addr, d.len);
+	status = xlate_whole(mem, s.addr, 1);
+	if (hdr == NULL || data == NULL || status == NULL)
+		return false;
+	memcpy(&c->hdr, hdr, sizeof(c->hdr));
+	c->status = status;
+	c->iov[0].base = data;
+	c->iov[0].len = d.len;
+	if (d.flags & VRING_DESC_F_WRITE) {
+		c->rd_len = 0;
+		c->nrd = 0;
+		c->wr_len = d.len;
+		c->nwr = 1;
+	} else {
+		c->rd_len = d.len;
+		c->nrd = 1;
+		c->wr_len = 0;
+		c->nwr = 0;
+	}
+	c->ndesc = 3;
+	c->nempty = 0;
+	c->why = NULL;
+	return true;
+}
+
 enum pmd_chain_result pmd_chain_parse(struct rte_vhost_memory *mem,
 				      const struct pmd_chain_ring *ring, uint16_t head,
 				      struct pmd_chain *c)
+{
+	if (chain_fast3(mem, ring, head, c))
+		return PMD_CHAIN_OK;
+	return pmd_chain_parse_walk(mem, ring, head, c);
+}
+
+enum pmd_chain_result pmd_chain_parse_walk(struct rte_vhost_memory *mem,
+					   const struct pmd_chain_ring *ring, uint16_t head,
+					   struct pmd_chain *c)
 {
 	struct chain_walk w = {.mem = mem, .c = c};
 	const struct vring_desc *tbl = ring->desc;

@@ -79,6 +79,15 @@ enum pmd_chain_result pmd_chain_parse(struct rte_vhost_memory *mem,
 				      const struct pmd_chain_ring *ring, uint16_t head,
 				      struct pmd_chain *c);
 
+/*
+ * pmd_chain_parse() without its fast path for the common three-descriptor
+ * chain: the general walk, for any chain.  Exposed so that tests can check
+ * that both paths describe every chain the fast path takes alike.
+ */
+enum pmd_chain_result pmd_chain_parse_walk(struct rte_vhost_memory *mem,
+					   const struct pmd_chain_ring *ring, uint16_t head,
+					   struct pmd_chain *c);
+
 /* What pmd_chain_peek() learns about a chain without validating it. */
 struct pmd_chain_hint {
 	uint32_t type;	   /* VIRTIO_BLK_T_*, CPU byte order */

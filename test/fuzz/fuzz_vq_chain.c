@@ -61,6 +61,26 @@ static void check_chain(const struct pmd_chain *c, enum pmd_chain_result res)
 		 (unsigned long long)rd, (unsigned long long)wr);
 }
 
+/* The fast path of pmd_chain_parse() must describe a chain as the general walk does. */
+static void check_same_as_walk(const struct pmd_chain_ring *ring, uint16_t head,
+			       const struct pmd_chain *c, enum pmd_chain_result res)
+{
+	static struct pmd_chain w;
+	enum pmd_chain_result rw = pmd_chain_parse_walk(g.mem, ring, head, &w);
+
+	FZ_CHECK(rw == res, "parse %d, walk %d", res, rw);
+	FZ_CHECK(c->status == w.status, "status byte differs from the walk's");
+	if (res != PMD_CHAIN_OK)
+		return;
+	FZ_CHECK(memcmp(&c->hdr, &w.hdr, sizeof(w.hdr)) == 0, "header differs from the walk's");
+	FZ_CHECK(c->rd_len == w.rd_len && c->wr_len == w.wr_len && c->nrd == w.nrd &&
+		     c->nwr == w.nwr && c->ndesc == w.ndesc && c->nempty == w.nempty,
+		 "lengths or counts differ from the walk's");
+	for (uint32_t i = 0; i < c->nrd + c->nwr; i++)
+		FZ_CHECK(c->iov[i].base == w.iov[i].base && c->iov[i].len == w.iov[i].len,
+			 "segment %u differs from the walk's", i);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fz_in in = {data, size};
@@ -88,6 +108,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FZ_CHECK(head < ring.size, "peeked head %u of a queue of %u", head, ring.size);
 	res = pmd_chain_parse(g.mem, &ring, head, &c);
 	check_chain(&c, res);
+	check_same_as_walk(&ring, head, &c, res);
 	if (res == PMD_CHAIN_BROKEN)
 		return 0;
 

@@ -540,3 +540,103 @@ Test(vq_chain, peek_without_valid_next_has_no_data_len)
 	cr_assert_eq(h.data_len, 0);
 	cr_assert_eq(parse(5), PMD_CHAIN_BROKEN, "peek must not make parse lenient");
 }
+
+/* pmd_chain_parse (with its three-descriptor fast path) against the general walk. */
+static void assert_same_as_walk(uint16_t head)
+{
+	static struct pmd_chain w;
+	enum pmd_chain_result rf = pmd_chain_parse(g.mem, &ring, head, &c);
+	enum pmd_chain_result rw = pmd_chain_parse_walk(g.mem, &ring, head, &w);
+
+	cr_assert_eq(rf, rw);
+	cr_assert_eq(c.status, w.status);
+	if (rf == PMD_CHAIN_BROKEN)
+		return;
+	cr_assert_eq((c.why == NULL), (w.why == NULL));
+	cr_assert_eq(c.hdr.type, w.hdr.type);
+	cr_assert_eq(c.hdr.sector, w.hdr.sector);
+	if (rf != PMD_CHAIN_OK)
+		return;
+	cr_assert_eq(c.rd_len, w.rd_len);
+	cr_assert_eq(c.wr_len, w.wr_len);
+	cr_assert_eq(c.nrd, w.nrd);
+	cr_assert_eq(c.nwr, w.nwr);
+	cr_assert_eq(c.ndesc, w.ndesc);
+	cr_assert_eq(c.nempty, w.nempty);
+	for (uint32_t i = 0; i < c.nrd + c.nwr; i++) {
+		cr_assert_eq(c.iov[i].base, w.iov[i].base);
+		cr_assert_eq(c.iov[i].len, w.iov[i].len);
+	}
+}
+
+Test(vq_chain, three_descriptor_fast_path_agrees_with_the_walk)
+{
+	static const uint16_t odd_flags[] = {
+	    0, VRING_DESC_F_WRITE, VRING_DESC_F_NEXT | VRING_DESC_F_WRITE,
+	    VRING_DESC_F_NEXT | VRING_DESC_F_INDIRECT, VRING_DESC_F_NEXT | 0x8};
+	const uint64_t datas[] = {DATA, FG_B_GPA - 1024, FG_B_GPA + FG_REGION_SIZE - 512,
+				  FG_HOLE_GPA, UINT64_MAX - 100};
+	const uint32_t lens[] = {0, 1, 16, 512, 4096};
+
+	for (unsigned d = 0; d < sizeof(datas) / sizeof(datas[0]); d++) {
+		for (unsigned l = 0; l < sizeof(lens) / sizeof(lens[0]); l++) {
+			read_chain(10, datas[d], lens[l]);
+			assert_same_as_walk(10);
+			desc[11].flags = VRING_DESC_F_NEXT; /* a write */
+			assert_same_as_walk(10);
+		}
+	}
+	for (unsigned f = 0; f < sizeof(odd_flags) / sizeof(odd_flags[0]); f++) {
+		for (unsigned which = 10; which <= 12; which++) {
+			read_chain(10, DATA, 4096);
+			desc[which].flags = odd_flags[f];
+			assert_same_as_walk(10);
+		}
+	}
+	for (unsigned which = 10; which <= 12; which++) {
+		for (unsigned l = 0; l < sizeof(lens) / sizeof(lens[0]); l++) {
+			read_chain(10, DATA, 4096);
+			desc[which].len = lens[l];
+			assert_same_as_walk(10);
+		}
+		read_chain(10, DATA, 4096);
+		desc[which].addr = FG_HOLE_GPA;
+		assert_same_as_walk(10);
+		read_chain(10, DATA, 4096);
+		desc[which].next = QSIZE;
+		assert_same_as_walk(10);
+		read_chain(10, DATA, 4096);
+		desc[which].next = 10; /* loops back to the head */
+		assert_same_as_walk(10);
+	}
+	read_chain(10, FG_B_GPA - 16, 4096); /* header at the end of region A */
+	desc[10].addr = FG_B_GPA - 8;	     /* split over both regions */
+	assert_same_as_walk(10);
+	read_chain(0, DATA, 4096);
+	ring.size = 2; /* a chain of three cannot fit a table of two */
+	assert_same_as_walk(0);
+	ring.size = 4;
+	assert_same_as_walk(0);
+}
+
+Test(vq_chain, three_descriptor_read_and_write_take_the_data_buffer_whole)
+{
+	read_chain(10, FG_B_GPA + 0x100, 4096);
+	cr_assert_eq(parse(10), PMD_CHAIN_OK);
+	cr_assert_eq(c.nwr, 1);
+	cr_assert_eq(c.nrd, 0);
+	cr_assert_eq(c.wr_len, 4096);
+	cr_assert_eq(c.rd_len, 0);
+	cr_assert_eq(c.iov[0].base, fg_host(&g, FG_B_GPA + 0x100));
+	cr_assert_eq(c.status, fg_host(&g, STATUS));
+	cr_assert_null(c.why);
+	desc[11].flags = VRING_DESC_F_NEXT;
+	cr_assert_eq(parse(10), PMD_CHAIN_OK);
+	cr_assert_eq(c.nrd, 1);
+	cr_assert_eq(c.nwr, 0);
+	cr_assert_eq(c.rd_len, 4096);
+	cr_assert_eq(c.wr_len, 0);
+	cr_assert_eq(c.iov[0].base, fg_host(&g, FG_B_GPA + 0x100));
+	cr_assert_eq(c.ndesc, 3);
+	cr_assert_eq(c.nempty, 0);
+}
