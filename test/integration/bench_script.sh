@@ -13,7 +13,7 @@ targets=femud
 command -v qemu-storage-daemon >/dev/null && targets=femud,qsd-null
 chart=
 /usr/bin/python3 -c 'import matplotlib' 2>/dev/null && chart=--chart
-timeout 300 "$SRCDIR/tools/bench" --rounds 1 --time 1 --ramp 0.2 --size-mb 64 --targets "$targets" \
+timeout 300 "$SRCDIR/tools/bench" --rounds 1 --time 1 --ramp 0.2 --size-mb 64 --targets "$targets" --qd1-pairs 2 \
 	--femud "$FEMUD" --femu-bench "$BENCH" --json "$T/b.json" $chart >"$T/b.out" 2>"$T/b.err"
 RC=$?
 cat "$T/b.out"
@@ -38,7 +38,20 @@ assert r["ramp_s"]==0.2 and len(r["iops_per_s"])>=1 and r["steady_iops"]>0, r
 fl=j["machine_floor"]
 # femu-floor gives up when the host keeps a CPU away for seconds (heavy load): then bench says so
 assert fl is None or (fl["copy4k_per_s"]>0 and fl["rounds"]==1), fl
-assert len(m["lat_cdf_us"])>10' "$T/b.json"; then ok "json medians, per-second rates, floor"
+assert len(m["lat_cdf_us"])>10
+# QD1 pairs: femud QD1 right after the bare ring QD1, 2 per round (none when femu-floor gave up)
+q, ps = j["qd1_paired"], j["qd1_pairs"]
+assert (q is None) == (ps == []), (q, ps)
+if q:
+    assert len(ps) == 1 and ps[0]["round"] == 0 and 1 <= len(ps[0]["pairs"]) <= 2, ps
+    for p in ps[0]["pairs"]:
+        assert p["iops"] > 0 and p["ring_iops"] > 0, p
+        assert abs(p["ratio"] - p["iops"] / p["ring_iops"]) < 0.01 * p["ratio"], p
+    assert q["pairs"] == len(ps[0]["pairs"]) and q["rounds"] == 1, q
+    rs = sorted(p["ratio"] for p in ps[0]["pairs"])
+    assert rs[0] <= q["ratio_median"] <= rs[-1], q
+    assert any(l.startswith("floor goal randread 4k QD1: femud ") and "pairs" in l
+               for l in j["goal"]), j["goal"]' "$T/b.json"; then ok "json medians, per-second rates, floor, QD1 pairs"
 else ko "json: $(head -c 600 "$T/b.json")"; fi
 grep -qE '^(floor goal randread 4k QD32: femud |floor goals: no machine floor)' "$T/b.out" &&
 	ok "floor goal lines" || ko "floor goal lines missing"

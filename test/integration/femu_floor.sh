@@ -52,6 +52,19 @@ grep -q "backend CPU 1, initiator CPU 0" <<<"$txt" && ok "text names the CPUs" |
 grep -qE "bare split-ring backend, 4 KiB random read QD128 \(look-ahead [0-9]+, used index [a-z0-9 ]+\): [0-9.]+ M/s" \
 	<<<"$txt" && ok "text has the QD128 ring floor" || ko "text: $txt"
 
+# --ring-qd1: only the bare ring's QD1 (tools/bench pairs it with femud's QD1 runs)
+out=$("$FLOOR" --cpus 0,1 --size-mb 8 --ring-qd1 --json) && ok "--ring-qd1 runs" || ko "--ring-qd1 exit $?"
+python3 - "$out" <<'PY' && ok "--ring-qd1 json: the QD1 ring figure only" || ko "--ring-qd1 json: $out"
+import json, sys
+j = json.loads(sys.argv[1])
+assert sorted(j) == ["cpus", "ring_qd1_4k_max_iops", "ring_qd1_4k_ns", "size_mb"], j
+assert j["cpus"] == [0, 1] and j["size_mb"] == 8 and j["ring_qd1_4k_ns"] > 0
+assert abs(j["ring_qd1_4k_max_iops"] * j["ring_qd1_4k_ns"] / 1e9 - 1) < 1e-3
+PY
+grep -qE "^bare split-ring backend \(CPU 1, initiator CPU 0, 4 MiB\), 4 KiB read QD1: [0-9.]+ ns" \
+	<<<"$("$FLOOR" --cpus 1,0 --size-mb 4 --ring-qd1)" && ok "--ring-qd1 text line" ||
+	ko "--ring-qd1 text"
+
 bad() { # name option-in-message args...
 	local name=$1 what=$2
 	shift 2

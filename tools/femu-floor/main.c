@@ -21,13 +21,14 @@ struct floor_opts {
 	unsigned loss_ms;
 	unsigned soak_s;  /* --copy-soak: only the per-second copy rate */
 	unsigned ring_ms; /* --ring-ms: time of each high-QD split-ring measurement */
+	int ring_qd1;	  /* --ring-qd1: only the bare split ring at QD1 */
 	int json;
 };
 
 static void usage(FILE *f)
 {
 	fprintf(f, "Usage: femu-floor [--cpus A,B] [--size-mb N] [--loss-ms MS] [--ring-ms MS] "
-		   "[--copy-soak SEC] [--json]\n"
+		   "[--copy-soak SEC] [--ring-qd1] [--json]\n"
 		   "Measures the floor under any vhost-user-blk backend on CPU A serving an\n"
 		   "initiator on CPU B: cache-line round trip A<->B, DRAM latency, random\n"
 		   "4 KiB copies (one at a time and overlapped) out of an N MiB buffer on A,\n"
@@ -40,6 +41,8 @@ static void usage(FILE *f)
 		   "                 trials of its look-ahead (default 2000, min 100)\n"
 		   "  --copy-soak SEC  only this: random 4 KiB copies on CPU A out of a fresh\n"
 		   "                 buffer for SEC seconds, the rate of each second\n"
+		   "  --ring-qd1     only this: the bare split-ring backend's 4 KiB QD1 figure\n"
+		   "                 (well under a second: to pair with a backend's QD1 run)\n"
 		   "  --json         one JSON object\n");
 }
 
@@ -61,6 +64,7 @@ static int parse_opts(int argc, char **argv, struct floor_opts *o)
 					   {"json", no_argument, NULL, 'j'},
 					   {"copy-soak", required_argument, NULL, 'k'},
 					   {"ring-ms", required_argument, NULL, 'r'},
+					   {"ring-qd1", no_argument, NULL, 'q'},
 					   {"help", no_argument, NULL, 'h'},
 					   {NULL, 0, NULL, 0}};
 	unsigned long v, a, b;
@@ -117,6 +121,9 @@ static int parse_opts(int argc, char **argv, struct floor_opts *o)
 		case 'j':
 			o->json = 1;
 			break;
+		case 'q':
+			o->ring_qd1 = 1;
+			break;
 		case 'k':
 			if (parse_uint(optarg, 3600, &v) || v == 0) {
 				fprintf(stderr, "femu-floor: --copy-soak '%s': 1..3600 s\n",
@@ -157,6 +164,26 @@ static int copy_soak(const struct floor_opts *o, struct floor_buf *buf)
 		printf(o->json ? "%s%.0f" : "%s%.0f", o->json && i ? ", " : " ", r[i]);
 	printf(o->json ? "]}\n" : "\n");
 	free(r);
+	return 0;
+}
+
+/* --ring-qd1: the bare split ring's QD1 time and rate only. */
+static int ring_qd1_only(const struct floor_opts *o, struct floor_buf *buf)
+{
+	double ns = 0;
+	int rc = floor_ring_qd1_ns(o->cpu_a, o->cpu_b, buf, 200000, &ns);
+
+	floor_buf_fini(buf);
+	if (rc != 0) {
+		fprintf(stderr, "femu-floor: ring CPU %d <-> %d: %s\n", o->cpu_a, o->cpu_b,
+			strerror(-rc));
+		return 1;
+	}
+	printf(o->json ? "{\"cpus\": [%d, %d], \"size_mb\": %u, \"ring_qd1_4k_ns\": %.1f, "
+			 "\"ring_qd1_4k_max_iops\": %.0f}\n"
+		       : "bare split-ring backend (CPU %d, initiator CPU %d, %u MiB), 4 KiB read "
+			 "QD1: %.1f ns = at most %.0f IOPS\n",
+	       o->cpu_a, o->cpu_b, o->size_mb, ns, 1e9 / ns);
 	return 0;
 }
 
@@ -278,6 +305,8 @@ int main(int argc, char **argv)
 	}
 	if (o.soak_s > 0)
 		return copy_soak(&o, &buf);
+	if (o.ring_qd1)
+		return ring_qd1_only(&o, &buf);
 	rc = measure(&o, &buf, &f);
 	floor_buf_fini(&buf);
 	if (rc != 0)

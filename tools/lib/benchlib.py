@@ -153,6 +153,35 @@ def fmt_iops(v):
     return f"{v / 1e6:.2f}M" if v >= 1e6 else f"{v / 1e3:.1f}k"
 
 
+def paired_qd1(floor_exe, cpus, size_mb, proc, run_qd1, pairs):
+    """QD1 against the bare split ring measured right next to it, in the same vCPU placement.
+
+    These VMs run QD1 at two speeds that change within minutes, so a floor taken once per
+    round may land in the other one.  `pairs` times: the target is stopped (SIGSTOP: its
+    poller leaves the CPU), femu-floor --ring-qd1 runs on the same CPUs and buffer size, the
+    target is resumed (SIGCONT) and run_qd1() runs its QD1 sample (returns IOPS or None).
+    Returns {"pairs": [{"ring_iops", "iops", "ratio"}...], "ratio_median", "iops_median",
+    "ring_iops_median"} (ratio = target / ring), or None when no pair completed."""
+    got = []
+    if not floor_exe or pairs < 1:
+        return None
+    for _ in range(pairs):
+        proc.send_signal(signal.SIGSTOP)
+        try:
+            fl = femu_floor(floor_exe, cpus, size_mb, extra=["--ring-qd1"], timeout=120)
+        finally:
+            proc.send_signal(signal.SIGCONT)
+        iops = run_qd1()
+        if fl and iops:
+            ring = fl["ring_qd1_4k_max_iops"]
+            got.append({"ring_iops": round(ring), "iops": round(iops), "ratio": iops / ring})
+    if not got:
+        return None
+    return {"pairs": got, "ratio_median": statistics.median(p["ratio"] for p in got),
+            "iops_median": statistics.median(p["iops"] for p in got),
+            "ring_iops_median": statistics.median(p["ring_iops"] for p in got)}
+
+
 # Queue depths of femu-floor's bare split-ring rate (its keys ring_qd<N>_4k_per_s).
 RING_FLOOR_QDS = (32, 128)
 
