@@ -368,6 +368,36 @@ Test(vq, prefetch_hints_run_ahead_of_submits)
 	}
 }
 
+/*
+ * A burst several times the look-ahead: every request served once, in ring
+ * order, each hinted once, PMD_VQ_LOOKAHEAD requests before its turn (five
+ * chains fit the table of 16 descriptors: request k uses chain k % 5).
+ */
+Test(vq, long_burst_served_in_order_hinted_ahead)
+{
+	const unsigned n = 14;
+	unsigned k;
+
+	e.t.ops = &fake_model_pf_ops;
+	make_q(true, -1);
+	for (k = 0; k < n; k++)
+		post_read(k % 5, 8 * (k % 5));
+	cr_assert_eq(pmd_vq_sweep(q, 0, &scratch), n);
+	cr_assert_eq(e.r.used->idx, n);
+	cr_assert_eq(q->last_avail, n);
+	cr_assert_eq(e.m.calls, n);
+	for (k = 0; k < n; k++) {
+		cr_assert_eq(e.m.req[k].offset, 4096 * (k % 5), "submit %u", k);
+		cr_assert_eq(e.r.used->ring[k].id, 3 * (k % 5), "completion %u", k);
+	}
+	cr_assert_eq(e.m.npf, n - 1);
+	for (k = 1; k < n; k++) {
+		cr_assert_eq(e.m.pf[k - 1].offset, 4096 * (k % 5));
+		cr_assert_eq(e.m.pf[k - 1].before_submit,
+			     k < PMD_VQ_LOOKAHEAD ? 0 : k - PMD_VQ_LOOKAHEAD);
+	}
+}
+
 Test(vq, no_prefetch_op_no_hints)
 {
 	make_q(true, -1);
