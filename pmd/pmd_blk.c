@@ -74,7 +74,9 @@ struct pmd_conn {
 	bool mem_refused;      /* the memory table failed pmd_guard_mem: no queue starts */
 	bool mem_broken; /* its guest memory faulted (file shrank): closed at its next message */
 	uint32_t inflight_qsize; /* entries per queue of the inflight region (SET_INFLIGHT_FD) */
+	bool superseded;	 /* a newer connection took over its rings: no queue starts again */
 	struct pmd_vq *vq[PMD_MAX_QUEUES];
+	struct pmd_ring_id ring[PMD_MAX_QUEUES]; /* avail ring of each running queue */
 	struct rte_vhost_memory *mem[PMD_MAX_QUEUES];
 };
 
@@ -117,14 +119,22 @@ static unsigned queue_poller(const struct pmd_blk *dev, uint16_t qid)
 	return (dev->rr_base + qid) % n;
 }
 
-static void queue_stop(struct pmd_conn *c, uint16_t qid)
+/*
+ * Stop a running queue: take it from its poller (posting its pending
+ * completions, unless abandon: its ring belongs to another connection now)
+ * and store its indexes with rte_vhost.
+ */
+static void queue_halt(struct pmd_conn *c, uint16_t qid, bool abandon)
 {
 	struct pmd_vq *q;
 
 	if (qid >= PMD_MAX_QUEUES || c->vq[qid] == NULL)
 		return;
 	q = c->vq[qid];
-	pmd_poller_detach(q);
+	if (abandon)
+		pmd_poller_abandon(q);
+	else
+		pmd_poller_detach(q);
 	c->dev->stats.kicks[qid] += kicks_drain(q->kickfd);
 	if (PMD_CTR_READ(q->st.call_errors) > 0)
 		PMD_LOG(WARNING,
@@ -133,9 +143,15 @@ static void queue_stop(struct pmd_conn *c, uint16_t qid)
 	rte_vhost_set_vring_base(c->vid, qid, q->last_avail, q->used_idx);
 	pmd_vq_stats_add(&c->dev->stats.q[qid], &q->st);
 	c->vq[qid] = NULL;
+	c->ring[qid].valid = false;
 	pmd_vq_free(q);
 	free(c->mem[qid]);
 	c->mem[qid] = NULL;
+}
+
+static void queue_stop(struct pmd_conn *c, uint16_t qid)
+{
+	queue_halt(c, qid, false);
 }
 
 static void queue_stop_all(struct pmd_conn *c, uint64_t *stopped)
@@ -247,6 +263,37 @@ static bool queue_setup(struct pmd_conn *c, uint16_t qid, struct rte_vhost_memor
 	return queue_setup_inflight(c, qid, s, heads);
 }
 
+/*
+ * A queue of c starts on the ring id: a queue of another live connection
+ * that serves the same ring belongs to a frontend that reconnected on the
+ * same memory before its hang-up reached femud ("frontends connected at
+ * once").  Served by both, every request would run twice (a write repeated
+ * after the driver reused its buffer) and the old queue would judge the new
+ * connection's indexes as its own.  The old queue is abandoned (nothing
+ * more is written to the ring) and its connection never starts a queue
+ * again (ctl_lock held).
+ */
+static void queue_take_over_ring(struct pmd_conn *c, uint16_t qid, const struct pmd_ring_id *id)
+{
+	for (int vid = 0; vid < PMD_MAX_VID; vid++) {
+		struct pmd_conn *o = by_vid[vid];
+
+		for (uint16_t j = 0; o != NULL && o != c && j < PMD_MAX_QUEUES; j++) {
+			if (o->vq[j] == NULL || !pmd_ring_id_same(&o->ring[j], id))
+				continue;
+			PMD_LOG(WARNING,
+				"%s queue %u (connection %d): its ring is served by queue %u of "
+				"the older connection %d (%s), whose frontend reconnected on the "
+				"same memory; that connection's queues are stopped for good",
+				c->dev->path, qid, c->vid, j, o->vid, o->dev->path);
+			o->superseded = true;
+			o->restart_mask = 0;
+			for (uint16_t k = 0; k < PMD_MAX_QUEUES; k++)
+				queue_halt(o, k, true);
+		}
+	}
+}
+
 static void queue_start(struct pmd_conn *c, uint16_t qid)
 {
 	static uint16_t heads[PMD_VQ_MAX_SIZE]; /* ctl_lock held */
@@ -260,6 +307,11 @@ static void queue_start(struct pmd_conn *c, uint16_t qid)
 	if (qid >= dev->params.queues) {
 		PMD_LOG(ERR, "%s: queue %u enabled but only %u offered; ignored", dev->path, qid,
 			dev->params.queues);
+		return;
+	}
+	if (c->superseded) {
+		PMD_LOG(ERR, "%s queue %u: not started: a newer connection serves its rings",
+			dev->path, qid);
 		return;
 	}
 	if (c->mem_refused || c->mem_broken) {
@@ -285,9 +337,14 @@ static void queue_start(struct pmd_conn *c, uint16_t qid)
 	}
 	q->name = dev->path;
 	kicks_drain(q->kickfd); /* count from the start of this queue */
-	PMD_LOG(INFO, "%s queue %u: started, size %u, avail %u, used %u, event_idx %d, call %s%s",
+	PMD_LOG(INFO,
+		"%s queue %u: started, size %u, avail %u, used %u, event_idx %d, call %s%s, "
+		"connection %d",
 		dev->path, qid, s.size, s.last_avail, s.last_used, s.event_idx,
-		s.callfd >= 0 ? "on" : "off (poll queue)", s.inflight ? ", inflight tracked" : "");
+		s.callfd >= 0 ? "on" : "off (poll queue)", s.inflight ? ", inflight tracked" : "",
+		c->vid);
+	c->ring[qid] = pmd_ring_id_of(mem, s.avail);
+	queue_take_over_ring(c, qid, &c->ring[qid]);
 	c->vq[qid] = q;
 	c->mem[qid] = mem;
 	if (pmd_poller_attach(queue_poller(dev, qid), q) != 0) {

@@ -49,6 +49,7 @@ struct ctl_msg {
 	struct pmd_vq *q;
 	void (*fn)(void *arg); /* CTL_CALL */
 	void *arg;
+	bool drop;	   /* CTL_DETACH: without posting the queue's pending completions */
 	volatile int done; /* set by whoever applied the message */
 };
 
@@ -156,7 +157,8 @@ static void poller_apply(struct pmd_poller *p, struct ctl_msg *m)
 				continue;
 			p->vqs[i] = p->vqs[p->nvq - 1];
 			PMD_CTR_SET(p->nvq, p->nvq - 1);
-			pmd_vq_flush(m->q, pmd_now_ns());
+			if (!m->drop)
+				pmd_vq_flush(m->q, pmd_now_ns());
 			pmd_sleep_forget(&p->sleep, m->q);
 			break;
 		}
@@ -346,6 +348,13 @@ static void ctl_apply_sync(struct pmd_poller *p, struct ctl_msg *m)
 void pmd_poller_detach(struct pmd_vq *q)
 {
 	struct ctl_msg m = {.type = CTL_DETACH, .q = q};
+
+	ctl_apply_sync(pollers[q->poller], &m);
+}
+
+void pmd_poller_abandon(struct pmd_vq *q)
+{
+	struct ctl_msg m = {.type = CTL_DETACH, .q = q, .drop = true};
 
 	ctl_apply_sync(pollers[q->poller], &m);
 }

@@ -33,12 +33,19 @@ int pmd_poller_attach(unsigned idx, struct pmd_vq *q);
 void pmd_poller_detach(struct pmd_vq *q);
 
 /*
+ * The same without posting q's pending completions: its ring now belongs
+ * to another connection (the frontend reconnected on the same memory), so
+ * nothing more may be written there.  Requests that had not completed stay
+ * marked in the inflight region, if any, for the new connection to replay.
+ */
+void pmd_poller_abandon(struct pmd_vq *q);
+
+/*
  * Run fn(arg) on poller idx (between two sweeps) and return once it has
  * run; while the poller is not running, run it here.  Control code uses it
  * to act on what only the poller may write (its queues' counters, a
  * single-writer model's state).  Not from a poller.
  */
 void pmd_poller_call(unsigned idx, void (*fn)(void *arg), void *arg);
-
 
 #endif /* PMD_POLLER_H */

@@ -179,7 +179,8 @@ static void vq_break(struct pmd_vq *q, const char *why)
 {
 	q->broken = true;
 	PMD_CTR_INC(q->st.broken);
-	PMD_LOG(ERR, "%s queue %u: %s; queue stopped", q->name, q->qid, why);
+	PMD_LOG(ERR, "%s queue %u (connection %d): %s; queue stopped", q->name, q->qid, q->vid,
+		why);
 }
 
 /* Min-heap of pending completions ordered by due_ns. */

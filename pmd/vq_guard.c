@@ -199,6 +199,27 @@ const char *pmd_guard_vring_msg(const struct vhu_msg *msg, uint32_t queues, char
 	return NULL;
 }
 
+struct pmd_ring_id pmd_ring_id_of(const struct rte_vhost_memory *mem, const void *hva)
+{
+	uint64_t a = (uint64_t)(uintptr_t)hva;
+	struct pmd_ring_id id = {.valid = false};
+	struct stat st;
+
+	for (uint32_t i = 0; mem != NULL && i < mem->nregions; i++) {
+		const struct rte_vhost_mem_region *r = &mem->regions[i];
+		uint64_t base = (uint64_t)(uintptr_t)r->mmap_addr;
+
+		if (a < r->host_user_addr || a - r->host_user_addr >= r->size)
+			continue;
+		if (a < base || r->fd < 0 || fstat(r->fd, &st) != 0)
+			return id;
+		id = (struct pmd_ring_id){
+		    .dev = st.st_dev, .ino = st.st_ino, .off = a - base, .valid = true};
+		return id;
+	}
+	return id;
+}
+
 uint64_t pmd_inflight_queue_bytes(uint32_t queue_size)
 {
 	uint64_t b = sizeof(struct rte_vhost_inflight_info_split) +

@@ -7,7 +7,9 @@
  * and the vring index a vhost-user message names.
  *
  * All functions are pure checks on the control path: nothing here writes
- * guest memory or keeps state.  Units: bytes.
+ * guest memory or keeps state.  Also the identity of a ring (the file and
+ * offset behind it), so that a ring is served by one connection only.
+ * Units: bytes.
  */
 #ifndef PMD_VQ_GUARD_H
 #define PMD_VQ_GUARD_H
@@ -82,6 +84,29 @@ bool pmd_guard_vring_index(const struct vhu_msg *msg, uint32_t *idx);
  * Messages that name no vring always pass.
  */
 const char *pmd_guard_vring_msg(const struct vhu_msg *msg, uint32_t queues, char *buf, size_t len);
+
+/*
+ * Where a ring lives, independent of who mapped it: the file behind its
+ * guest memory region (device and inode) and the ring's offset in that
+ * file.  Two connections whose queues have the same identity drive the same
+ * ring (a frontend that reconnected on the same memory).
+ */
+struct pmd_ring_id {
+	uint64_t dev, ino, off; /* off: bytes into the file */
+	bool valid;
+};
+
+/*
+ * The identity of the ring at hva in mem (rte_vhost maps each region's file
+ * from offset 0, so the file offset is hva - mmap_addr); valid is false when
+ * hva is in no region or the region's file cannot be looked at.
+ */
+struct pmd_ring_id pmd_ring_id_of(const struct rte_vhost_memory *mem, const void *hva);
+
+static inline bool pmd_ring_id_same(const struct pmd_ring_id *a, const struct pmd_ring_id *b)
+{
+	return a->valid && b->valid && a->dev == b->dev && a->ino == b->ino && a->off == b->off;
+}
 
 /* Bytes rte_vhost gives each split queue in the inflight region (queue_size entries). */
 uint64_t pmd_inflight_queue_bytes(uint32_t queue_size);

@@ -15,6 +15,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -136,6 +137,17 @@ static int wait_used(struct hctx *h, unsigned ms, uint32_t *id)
 				usleep(100); /* not a benchmark: leave the CPU to the backend */
 		}
 	}
+}
+
+/* Is the queue's call eventfd signalled within ms?  It is read (cleared). */
+static bool call_within(struct hctx *h, unsigned ms)
+{
+	struct pollfd p = {.fd = h->vq.call_fd, .events = POLLIN};
+	uint64_t n;
+
+	if (poll(&p, 1, (int)ms) != 1 || read(h->vq.call_fd, &n, sizeof(n)) != sizeof(n))
+		return false;
+	return n > 0;
 }
 
 /* A correct 4 KiB write + read-back of the device's last block. */
@@ -635,6 +647,91 @@ static int c_reconnect_overlap(const struct fb_opts *o)
 	}
 	hctx_close(&hc[cur]);
 	return 0;
+}
+
+/*
+ * A second connection that takes over a's memory and rings as they are, the
+ * way QEMU reconnects (same guest memory, rings untouched, SET_VRING_BASE at
+ * the index reached), while a is still connected.  b gets its own kick and
+ * call eventfds; a keeps owning the memory.
+ */
+static int hctx_takeover(struct hctx *b, const struct fb_opts *o, const struct hctx *a)
+{
+	memset(b, 0, sizeof(*b));
+	b->o = o;
+	b->dev.conn.fd = -1;
+	if (fb_dev_connect_retry(&b->dev, o->sock, o->timeout_ms, o->event_idx) < 0)
+		return failf("second connection: %s", b->dev.err);
+	b->capacity = b->dev.capacity;
+	b->mem = a->mem;
+	b->vq = a->vq;
+	b->ind = a->ind;
+	b->vq.kick_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	b->vq.call_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	b->have_vq = true;
+	if (b->vq.kick_fd < 0 || b->vq.call_fd < 0) {
+		hctx_close(b);
+		return failf("eventfd: %s", strerror(errno));
+	}
+	if (fb_dev_start(&b->dev, &b->mem, &b->vq, 1) < 0) {
+		failf("second connection: %s", b->dev.err);
+		hctx_close(b);
+		return -1;
+	}
+	return 0;
+}
+
+/* Ask for a call at the next completion (used_event, or interrupts on). */
+static void want_call(struct hctx *h)
+{
+	if (h->vq.event_idx)
+		__atomic_store_n(&vring_used_event(&h->vq.vr), h->vq.last_used, __ATOMIC_RELEASE);
+	else
+		h->vq.vr.avail->flags = 0;
+}
+
+/*
+ * A frontend reconnects on the same memory and rings (QEMU's reconnect)
+ * before the backend has seen the old connection hang up ("2 frontends
+ * connected at once").  From the moment the new connection's queue runs,
+ * the old connection's queue must not touch the ring: served twice, every
+ * request would be executed twice and completed through the old call fd
+ * too (a guest then sees completions it did not expect).  The old call
+ * eventfd must stay silent while the new connection serves H_TAKEOVER_ROUNDS
+ * verified writes and reads with a call wanted for each.
+ */
+#define H_TAKEOVER_ROUNDS 8
+static int c_reconnect_same_rings(const struct fb_opts *o)
+{
+	struct hctx a, b;
+	uint64_t n;
+	int rc;
+
+	if (hctx_open(&a, o, true) < 0)
+		return -1;
+	rc = serve_check(&a);
+	if (rc == 0 && hctx_takeover(&b, o, &a) < 0)
+		rc = -1;
+	if (rc < 0) {
+		hctx_close(&a);
+		return rc;
+	}
+	while (read(a.vq.call_fd, &n, sizeof(n)) == sizeof(n))
+		; /* a's calls so far (its start, its own requests) */
+	for (unsigned i = 0; rc == 0 && i < H_TAKEOVER_ROUNDS; i++) {
+		want_call(&a);
+		want_call(&b);
+		rc = serve_check(&b);
+		a.vq.last_used = b.vq.last_used;
+	}
+	if (rc == 0 && call_within(&a, 50))
+		rc = failf("the old connection's queue still serves the ring the new connection "
+			   "took over (a call on its call fd)");
+	a.have_mem = false; /* b's rings live there: unmapped last */
+	b.have_mem = true;
+	hctx_close(&a);
+	hctx_close(&b);
+	return rc;
 }
 
 /* ---- protocol messages ---- */
@@ -1169,17 +1266,6 @@ _Static_assert(sizeof(struct h_inflight_queue) == 16, "QueueRegionSplit header")
 #define H_RESTART_USED 13143u /* used index the previous backend reached */
 #define H_RESTART_UNSEEN 9u   /* used entries it published without a call */
 
-/* Is the queue's call eventfd signalled within ms?  It is read (cleared). */
-static bool call_within(struct hctx *h, unsigned ms)
-{
-	struct pollfd p = {.fd = h->vq.call_fd, .events = POLLIN};
-	uint64_t n;
-
-	if (poll(&p, 1, (int)ms) != 1 || read(h->vq.call_fd, &n, sizeof(n)) != sizeof(n))
-		return false;
-	return n > 0;
-}
-
 /* An inflight region (a memfd) of queue 0 with slots 0..n-1 marked in flight. */
 static int restart_inflight_fd(unsigned n, struct vhu_inflight *in)
 {
@@ -1649,6 +1735,7 @@ static const struct hcase cases[] = {
     FN(get_id_short_buffer),
     FN(disconnect_in_flight),
     FN(reconnect_overlap),
+    FN(reconnect_same_rings),
     MSG(vring_num_zero, VHU_SET_VRING_NUM, &st_num_zero, sizeof(st_num_zero)),
     MSG(vring_num_not_pow2, VHU_SET_VRING_NUM, &st_num_not_pow2, sizeof(st_num_not_pow2)),
     MSG(vring_num_huge, VHU_SET_VRING_NUM, &st_num_huge, sizeof(st_num_huge)),

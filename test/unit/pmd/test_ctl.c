@@ -8,7 +8,8 @@
  * id refused, GET_QUEUE_NUM answered; in the pre hook, a memory table whose
  * file is short refused before rte_vhost maps it, and the fds of messages
  * femud answers itself closed (the hooks get rte_vhost 22.11's message
- * context, pmd/vhu_ctx.h).
+ * context, pmd/vhu_ctx.h); a second connection of the same frontend that
+ * starts a queue on the same ring takes it from the old connection.
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>
@@ -203,6 +204,51 @@ Test(ctl, set_mem_table_stops_and_restarts_where_it_was)
 	cr_assert_eq(used->idx, 3);
 	cr_assert_eq(used->ring[2].id, 6);
 	cr_assert_eq(status_of(2), VIRTIO_BLK_S_OK);
+}
+
+/*
+ * A frontend reconnects on the same memory and rings before femud saw the
+ * old connection hang up: when the new connection's queue starts, the old
+ * queue on the same ring is taken back without posting its pending
+ * completion (nothing more is written to the ring by it), and the old
+ * connection never starts a queue again.
+ */
+Test(ctl, a_new_connection_on_the_same_ring_takes_it_from_the_old_one)
+{
+	ut_vid2 = ut_vid + 1;
+	cr_assert_eq(ut_dev_ops->vring_state_changed(ut_vid, 0, 1), 0);
+	post_read(0, 0);
+	ut_sweep(100);
+	cr_assert_eq(used->idx, 1);
+	m.due_delta = 1000000000ull; /* the next one stays pending on the old queue */
+	post_read(1, 8);
+	ut_sweep(200);
+	cr_assert_eq(used->idx, 1);
+	cr_assert_eq(ut_queue(0)->vid, ut_vid);
+
+	ut_vrings[0].last_avail = 2; /* the new connection continues at the ring's indexes */
+	ut_vrings[0].last_used = 1;
+	cr_assert_eq(ut_dev_ops->new_connection(ut_vid2), 0);
+	cr_assert_eq(ut_dev_ops->vring_state_changed(ut_vid2, 0, 1), 0);
+	cr_assert_eq(ut_nattached, 1, "one queue serves the ring");
+	cr_assert_eq(ut_queue(0)->vid, ut_vid2);
+	cr_assert_eq(ut_nabandoned, 1);
+	cr_assert_not_null(strstr(ut_last_log, "older connection"), "%s", ut_last_log);
+	ut_sweep(5000000000ull);
+	cr_assert_eq(used->idx, 1, "the old queue's pending completion was not posted");
+	cr_assert_eq(status_of(1), 0xff);
+
+	/* the old connection's queue does not come back */
+	cr_assert_eq(ut_dev_ops->vring_state_changed(ut_vid, 0, 1), 0);
+	cr_assert_eq(ut_nattached, 1);
+	cr_assert_eq(ut_queue(0)->vid, ut_vid2);
+	/* the new one serves the ring */
+	m.due_delta = 0;
+	post_read(2, 16);
+	ut_sweep(6000000000ull);
+	cr_assert_eq(used->idx, 2);
+	cr_assert_eq(status_of(2), VIRTIO_BLK_S_OK);
+	ut_dev_ops->destroy_connection(ut_vid2);
 }
 
 /* SET_VRING_ADDR on a running queue (QEMU: dirty logging on): it moves to the new rings. */

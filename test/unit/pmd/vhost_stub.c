@@ -12,6 +12,13 @@
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 
 int ut_vid = 3;
+int ut_vid2 = -1;
+
+/* The fake connection, or the second one of the same frontend. */
+static bool vid_known(int vid)
+{
+	return vid == ut_vid || (ut_vid2 >= 0 && vid == ut_vid2);
+}
 uint64_t ut_features;
 struct rte_vhost_memory *ut_mem;
 struct ut_vring ut_vrings[UT_VRINGS];
@@ -22,6 +29,7 @@ uint16_t ut_inflight_idx[UT_MAX_INFLIGHT_CALLS];
 unsigned ut_ninflight;
 struct pmd_vq *ut_attached[UT_VRINGS * 4];
 unsigned ut_nattached;
+unsigned ut_nabandoned;
 static struct pmd_chain ut_scratch;
 
 void ut_stub_reset(void)
@@ -35,6 +43,8 @@ void ut_stub_reset(void)
 	}
 	ut_ninflight = 0;
 	ut_nattached = 0;
+	ut_nabandoned = 0;
+	ut_vid2 = -1;
 }
 
 /* ---- rte_log, rte_malloc: nothing to record ---- */
@@ -86,7 +96,7 @@ char ut_ifname[108];
 
 int rte_vhost_get_ifname(int vid, char *buf, size_t len)
 {
-	if (vid != ut_vid)
+	if (!vid_known(vid))
 		return -1;
 	snprintf(buf, len, "%s", ut_ifname);
 	return 0;
@@ -103,13 +113,13 @@ int rte_vhost_extern_callback_register(int vid, struct rte_vhost_user_extern_ops
 
 static struct ut_vring *vring_of(int vid, uint16_t qid)
 {
-	return vid == ut_vid && qid < UT_VRINGS ? &ut_vrings[qid] : NULL;
+	return vid_known(vid) && qid < UT_VRINGS ? &ut_vrings[qid] : NULL;
 }
 
 int rte_vhost_get_negotiated_features(int vid, uint64_t *features)
 {
 	*features = ut_features;
-	return vid == ut_vid ? 0 : -1;
+	return vid_known(vid) ? 0 : -1;
 }
 
 int rte_vhost_get_vhost_vring(int vid, uint16_t qid, struct rte_vhost_vring *vr)
@@ -149,7 +159,7 @@ int rte_vhost_get_mem_table(int vid, struct rte_vhost_memory **mem)
 {
 	size_t sz;
 
-	if (vid != ut_vid || ut_mem == NULL)
+	if (!vid_known(vid) || ut_mem == NULL)
 		return -1;
 	sz = sizeof(*ut_mem) + ut_mem->nregions * sizeof(ut_mem->regions[0]);
 	*mem = malloc(sz); /* the caller frees it, as with rte_vhost */
@@ -227,6 +237,19 @@ void pmd_poller_detach(struct pmd_vq *q)
 		return;
 	}
 	abort(); /* detach of a queue no poller holds */
+}
+
+/* As the real poller does: let go without posting the queue's pending completions. */
+void pmd_poller_abandon(struct pmd_vq *q)
+{
+	for (unsigned i = 0; i < ut_nattached; i++) {
+		if (ut_attached[i] != q)
+			continue;
+		ut_attached[i] = ut_attached[--ut_nattached];
+		ut_nabandoned++;
+		return;
+	}
+	abort(); /* abandon of a queue no poller holds */
 }
 
 /* Run fn as the (one, fake) poller would, between two sweeps. */

@@ -49,6 +49,8 @@ struct ut_vring {
 };
 
 extern int ut_vid;
+/* A second connection of the same frontend (same memory, same vrings) when >= 0. */
+extern int ut_vid2;
 extern uint64_t ut_features; /* negotiated virtio features */
 extern struct rte_vhost_memory *ut_mem;
 extern struct ut_vring ut_vrings[UT_VRINGS];
@@ -70,6 +72,7 @@ extern unsigned ut_ninflight;
 /* The fake pollers: queues attached now. */
 extern struct pmd_vq *ut_attached[UT_VRINGS * 4];
 extern unsigned ut_nattached;
+extern unsigned ut_nabandoned; /* queues taken back without posting their completions */
 
 /* Reset every fake to an empty connection. */
 void ut_stub_reset(void);
