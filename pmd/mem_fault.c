@@ -9,6 +9,7 @@
  * sigaction, raise).
  */
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -142,10 +143,16 @@ int pmd_memfault_register(const void *addr, size_t len, size_t page, int owner, 
 
 void pmd_memfault_unregister(int owner)
 {
+	pmd_memfault_unregister_tags(owner, 0, UINT_MAX);
+}
+
+void pmd_memfault_unregister_tags(int owner, unsigned lo, unsigned hi)
+{
 	for (unsigned i = 0; i < PMD_MEMFAULT_SLOTS; i++) {
 		struct mf_slot *s = &slots[i];
 
-		if (__atomic_load_n(&s->end, __ATOMIC_RELAXED) != 0 && s->owner == owner) {
+		if (__atomic_load_n(&s->end, __ATOMIC_RELAXED) != 0 && s->owner == owner &&
+		    s->tag >= lo && s->tag < hi) {
 			__atomic_store_n(&s->end, 0, __ATOMIC_RELEASE);
 			__atomic_store_n(&s->start, 0, __ATOMIC_RELAXED);
 		}

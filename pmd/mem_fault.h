@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * mem_fault.h - the safety net for guest memory whose file shrinks under
- * femud: a frontend may ftruncate the memfd behind a memory region after
- * femud checked it (SET_MEM_TABLE), and any access past the new end of the
+ * femud: a frontend may ftruncate the memfd behind a memory region (or
+ * behind its inflight region) after femud checked it (SET_MEM_TABLE,
+ * SET_INFLIGHT_FD), and any access past the new end of the
  * file then raises SIGBUS, in a poller or in rte_vhost's thread.
  *
  * The control path registers the host mappings of every connection's guest
@@ -46,8 +47,18 @@ int pmd_memfault_fd(void);
  */
 int pmd_memfault_register(const void *addr, size_t len, size_t page, int owner, unsigned tag);
 
+/*
+ * Tags of an owner's mappings: its guest memory regions are tagged with
+ * their index (below PMD_MEMFAULT_TAG_INFLIGHT), its inflight region
+ * (VHOST_USER_SET_INFLIGHT_FD) with PMD_MEMFAULT_TAG_INFLIGHT.
+ */
+#define PMD_MEMFAULT_TAG_INFLIGHT 0x10000u
+
 /* Forget every mapping of owner (before they are unmapped). */
 void pmd_memfault_unregister(int owner);
+
+/* Forget the mappings of owner with a tag in [lo, hi) (before they are unmapped). */
+void pmd_memfault_unregister_tags(int owner, unsigned lo, unsigned hi);
 
 /* A fault in a registered mapping. */
 struct pmd_memfault {

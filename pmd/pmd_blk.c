@@ -74,6 +74,8 @@ struct pmd_conn {
 	bool mem_refused;      /* the memory table failed pmd_guard_mem: no queue starts */
 	bool mem_broken; /* its guest memory faulted (file shrank): closed at its next message */
 	uint32_t inflight_qsize; /* entries per queue of the inflight region (SET_INFLIGHT_FD) */
+	uint64_t inflight_size;	 /* its bytes (mmap_size) */
+	size_t inflight_page;	 /* the page size rte_vhost maps its file in */
 	bool superseded;	 /* a newer connection took over its rings: no queue starts again */
 	struct pmd_vq *vq[PMD_MAX_QUEUES];
 	struct pmd_ring_id ring[PMD_MAX_QUEUES]; /* avail ring of each running queue */
@@ -365,11 +367,17 @@ static void memfault_handle(const struct pmd_memfault *f)
 
 	if (c == NULL || c->mem_broken)
 		return;
+	char what[48];
+
+	if (f->tag == PMD_MEMFAULT_TAG_INFLIGHT)
+		snprintf(what, sizeof(what), "the inflight region");
+	else
+		snprintf(what, sizeof(what), "guest memory region %u", f->tag);
 	PMD_LOG(ERR,
-		"%s: guest memory region %u faulted (SIGBUS) at offset %" PRIu64
+		"%s: %s faulted (SIGBUS) at offset %" PRIu64
 		": its file shrank under femud; queues stopped, connection closed at its next "
 		"message",
-		c->dev->path, f->tag, f->offset);
+		c->dev->path, what, f->offset);
 	c->mem_broken = true;
 	c->restart_mask = 0;
 	queue_stop_all(c, NULL);
@@ -437,26 +445,68 @@ static bool msg_changes_mem(uint32_t request)
  * Register the host mappings of c's guest memory with the SIGBUS net
  * (pmd/mem_fault.h), replacing what was registered before.
  */
-static void mem_watch(struct pmd_conn *c, const struct rte_vhost_memory *mem)
+/* The page size a mapping of fd has: rte_vhost maps in units of the file's block size. */
+static size_t map_page_of(int fd)
 {
 	long sys_page = sysconf(_SC_PAGESIZE);
+	size_t page = sys_page > 0 ? (size_t)sys_page : 4096;
+	struct stat st;
 
-	pmd_memfault_unregister(c->vid);
+	/* huge pages on hugetlbfs */
+	if (fd >= 0 && fstat(fd, &st) == 0 && (size_t)st.st_blksize > page &&
+	    (st.st_blksize & (st.st_blksize - 1)) == 0)
+		page = (size_t)st.st_blksize;
+	return page;
+}
+
+/* Forget c's guest memory regions in the SIGBUS net (before rte_vhost unmaps them). */
+static void mem_unwatch(struct pmd_conn *c)
+{
+	pmd_memfault_unregister_tags(c->vid, 0, PMD_MEMFAULT_TAG_INFLIGHT);
+}
+
+static void mem_watch(struct pmd_conn *c, const struct rte_vhost_memory *mem)
+{
+	mem_unwatch(c);
 	for (uint32_t i = 0; i < mem->nregions; i++) {
 		const struct rte_vhost_mem_region *r = &mem->regions[i];
-		size_t page = sys_page > 0 ? (size_t)sys_page : 4096;
-		struct stat st;
+		size_t page = map_page_of(r->fd);
 
-		/* rte_vhost maps in units of the file's block size (huge pages on hugetlbfs) */
-		if (fstat(r->fd, &st) == 0 && (size_t)st.st_blksize > page &&
-		    (st.st_blksize & (st.st_blksize - 1)) == 0)
-			page = (size_t)st.st_blksize;
 		if (pmd_memfault_register(r->mmap_addr, r->mmap_size, page, c->vid, i) != 0)
 			PMD_LOG(WARNING,
 				"%s: guest memory region %u not covered by the SIGBUS net "
 				"(table full)",
 				c->dev->path, i);
 	}
+}
+
+/*
+ * The inflight region rte_vhost mapped for SET_INFLIGHT_FD, in the SIGBUS
+ * net too (the frontend may shrink its memfd later).  rte_vhost hands out
+ * only per-queue pointers into it: the first queue's is the mapping's start.
+ */
+static void inflight_watch(struct pmd_conn *c)
+{
+	for (uint16_t qid = 0; qid < c->dev->params.queues; qid++) {
+		struct rte_vhost_ring_inflight ri;
+
+		memset(&ri, 0, sizeof(ri));
+		if (rte_vhost_get_vhost_ring_inflight(c->vid, qid, &ri) != 0 ||
+		    ri.inflight_split == NULL)
+			continue;
+		if (pmd_memfault_register(ri.inflight_split, c->inflight_size, c->inflight_page,
+					  c->vid, PMD_MEMFAULT_TAG_INFLIGHT) != 0)
+			PMD_LOG(WARNING,
+				"%s: inflight region not covered by the SIGBUS net (table full)",
+				c->dev->path);
+		return;
+	}
+}
+
+static void inflight_unwatch(struct pmd_conn *c)
+{
+	pmd_memfault_unregister_tags(c->vid, PMD_MEMFAULT_TAG_INFLIGHT,
+				     PMD_MEMFAULT_TAG_INFLIGHT + 1);
 }
 
 /*
@@ -524,8 +574,11 @@ static enum rte_vhost_msg_result inflight_msg_check(struct pmd_conn *c, void *ct
 				     sizeof(buf));
 	if (why != NULL)
 		return msg_refuse(c, msg, why);
-	if (msg->request == VHU_SET_INFLIGHT_FD)
+	if (msg->request == VHU_SET_INFLIGHT_FD) {
 		c->inflight_qsize = msg->payload.inflight.queue_size;
+		c->inflight_size = msg->payload.inflight.mmap_size;
+		c->inflight_page = map_page_of(n > 0 ? fds[0] : -1);
+	}
 	return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
 }
 
@@ -560,7 +613,9 @@ static enum rte_vhost_msg_result pre_msg(int vid, void *arg)
 	if (c->mem_broken) {
 		/* no NACK: rte_vhost closes the connection */
 		msg->flags &= ~VHU_FLAG_NEED_REPLY;
-		r = msg_refuse(c, msg, "its guest memory faulted (SIGBUS); closing the connection");
+		r = msg_refuse(c, msg,
+			       "its guest memory or inflight region faulted (SIGBUS); closing the "
+			       "connection");
 		pmd_vhu_fds_close(arg);
 		pthread_mutex_unlock(&ctl_lock);
 		return r;
@@ -600,14 +655,17 @@ static enum rte_vhost_msg_result pre_msg(int vid, void *arg)
 	case VHU_REM_MEM_REG:
 		if (r == RTE_VHOST_MSG_RESULT_NOT_HANDLED) {
 			queue_stop_all(c, &c->restart_mask);
-			pmd_memfault_unregister(c->vid);
+			mem_unwatch(c);
 		}
 		break;
 	case VHU_GET_INFLIGHT_FD:
 	case VHU_SET_INFLIGHT_FD:
+		/* rte_vhost unmaps the previous inflight region for both */
 		r = inflight_msg_check(c, arg);
-		if (r == RTE_VHOST_MSG_RESULT_NOT_HANDLED)
+		if (r == RTE_VHOST_MSG_RESULT_NOT_HANDLED) {
 			queue_stop_all(c, &c->restart_mask);
+			inflight_unwatch(c);
+		}
 		break;
 	case VHU_SET_VRING_ADDR:
 		/*
@@ -650,6 +708,8 @@ static enum rte_vhost_msg_result post_msg(int vid, void *arg)
 	r = vring_msg_check(c, msg);
 	if (msg_changes_mem(msg->request))
 		r = mem_check(c, msg);
+	if (msg->request == VHU_SET_INFLIGHT_FD)
+		inflight_watch(c);
 	if (msg_changes_mem(msg->request) || msg->request == VHU_GET_INFLIGHT_FD ||
 	    msg->request == VHU_SET_INFLIGHT_FD || msg->request == VHU_SET_VRING_ADDR) {
 		for (qid = 0; qid < PMD_MAX_QUEUES; qid++) {

@@ -1388,6 +1388,45 @@ static int c_restart_after_lost_call(const struct fb_opts *o)
 	return restarted_backend(o, 0);
 }
 
+/*
+ * The inflight region's memfd shrinks (ftruncate to 0) after the backend
+ * mapped it, while the queue runs with inflight tracking: the backend's
+ * tracking of the next request touches a page past the file's end
+ * (SIGBUS).  The backend must survive it (this connection may be closed).
+ */
+static int c_inflight_memfd_shrunk(const struct fb_opts *o)
+{
+	struct vhu_inflight in = {
+	    .mmap_size = 4096, .mmap_offset = 0, .num_queues = 1, .queue_size = H_QSIZE};
+	struct hctx h;
+	uint32_t id;
+	int fd, rc = inflight_open(&h, o);
+
+	if (rc <= 0)
+		return rc;
+	fd = memfd_of("inflight", 4096);
+	rc = fd < 0 ? failf("inflight memfd: %s", strerror(errno))
+		    : vu_set(&h.dev.conn, VHU_SET_INFLIGHT_FD, &in, sizeof(in), &fd, 1);
+	if (rc == 0)
+		rc = fb_dev_setup_vq(&h.dev, &h.vq);
+	if (rc == 0)
+		rc = vu_set_state(&h.dev.conn, VHU_SET_VRING_ENABLE, 0, 1);
+	if (rc == 0)
+		rc = vu_sync(&h.dev.conn) < 0 ? failf("sync: %s", h.dev.conn.err) : serve_check(&h);
+	if (rc == 0 && ftruncate(fd, 0) != 0)
+		rc = failf("ftruncate: %s", strerror(errno));
+	if (rc == 0) {
+		fb_vq_submit(&h.vq, 0, VIRTIO_BLK_T_IN, 0, 4096);
+		fb_vq_kick(&h.vq);
+		wait_used(&h, H_CASE_WAIT_MS, &id); /* completed or not: either is fine */
+		vu_sync(&h.dev.conn);		    /* answered, or the connection closed */
+	}
+	if (fd >= 0)
+		close(fd);
+	hctx_close(&h);
+	return rc;
+}
+
 /* Open fds of the backend process on the other end of sock (same host); -1: unknown. */
 static int backend_fd_count(int sock)
 {
@@ -1784,6 +1823,7 @@ static const struct hcase cases[] = {
     FN(inflight_queues_beyond_device),
     FN(inflight_region_too_small),
     FN(inflight_queue_size_below_vring),
+    FN(inflight_memfd_shrunk),
     FN(restart_replay_after_lost_call),
     FN(restart_after_lost_call),
     FN(fds_of_answered_messages_closed),

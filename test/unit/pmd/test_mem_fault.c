@@ -4,7 +4,8 @@
  * mapping whose file shrank under it is patched with a zero page (the
  * access completes, the fault is reported once with its owner, region and
  * offset, and the eventfd wakes the control side); a SIGBUS anywhere else
- * (not registered, or unregistered) still kills the process.
+ * (not registered, or unregistered) still kills the process; an owner's
+ * mappings are forgotten all at once or by tag range (guest memory, inflight).
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -114,4 +115,23 @@ Test(mem_fault, registration_limits)
 	pmd_memfault_unregister(5);
 	cr_assert_eq(pmd_memfault_register(buf, PG, PG, 6, 0), 0);
 	pmd_memfault_unregister(6);
+}
+
+/* A connection's guest memory and its inflight region are forgotten separately. */
+Test(mem_fault, unregister_by_tag_range_keeps_the_other_mappings)
+{
+	static uint8_t guest[PG] __attribute__((aligned(PG)));
+	static uint8_t inflight[PG] __attribute__((aligned(PG)));
+
+	cr_assert_eq(pmd_memfault_register(guest, PG, PG, 4, 0), 0);
+	cr_assert_eq(pmd_memfault_register(inflight, PG, PG, 4, PMD_MEMFAULT_TAG_INFLIGHT), 0);
+	pmd_memfault_unregister_tags(4, 0, PMD_MEMFAULT_TAG_INFLIGHT); /* a new memory table */
+	cr_assert_not(pmd_memfault_covers(guest));
+	cr_assert(pmd_memfault_covers(inflight));
+	cr_assert_eq(pmd_memfault_register(guest, PG, PG, 4, 1), 0);
+	pmd_memfault_unregister_tags(4, PMD_MEMFAULT_TAG_INFLIGHT, PMD_MEMFAULT_TAG_INFLIGHT + 1);
+	cr_assert(pmd_memfault_covers(guest));
+	cr_assert_not(pmd_memfault_covers(inflight));
+	pmd_memfault_unregister(4);
+	cr_assert_not(pmd_memfault_covers(guest));
 }
