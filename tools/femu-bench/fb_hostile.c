@@ -10,6 +10,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <stdarg.h>
@@ -1427,6 +1428,50 @@ static int c_inflight_memfd_shrunk(const struct fb_opts *o)
 	return rc;
 }
 
+/*
+ * A pipe that is full as the queue's call fd (vhost-user wants an eventfd):
+ * a backend that writes its calls into it blocks its poller for good, and
+ * every queue on that poller with it (the liveness check after the case
+ * finds that).  The backend must refuse the fd (the queue does not start)
+ * or never block on it.
+ */
+static int c_call_fd_full_pipe(const struct fb_opts *o)
+{
+	struct hctx h;
+	int p[2], evfd, fl;
+	uint32_t id;
+
+	if (hctx_open(&h, o, false) < 0)
+		return -1;
+	if (pipe(p) != 0) {
+		hctx_close(&h);
+		return failf("pipe: %s", strerror(errno));
+	}
+	fl = fcntl(p[1], F_GETFL);
+	fcntl(p[1], F_SETFL, fl | O_NONBLOCK);
+	while (write(p[1], &h, 1) == 1)
+		;
+	fcntl(p[1], F_SETFL, fl); /* blocking again, as the backend gets it */
+	evfd = h.vq.call_fd;
+	h.vq.call_fd = p[1];
+	vu_set_u64(&h.dev.conn, VHU_SET_FEATURES, h.dev.conn.features);
+	fb_dev_set_mem_table(&h.dev, &h.mem);
+	fb_dev_setup_vq(&h.dev, &h.vq);
+	vu_set_state(&h.dev.conn, VHU_SET_VRING_ENABLE, 0, 1);
+	vu_sync(&h.dev.conn);
+	for (uint16_t i = 0; i < 4; i++) { /* each completion wants a call */
+		want_call(&h);
+		fb_vq_submit(&h.vq, i, VIRTIO_BLK_T_IN, 8 * i, 4096);
+		fb_vq_kick(&h.vq);
+		wait_used(&h, H_CASE_WAIT_MS, &id); /* served or refused: either is fine */
+	}
+	h.vq.call_fd = evfd;
+	hctx_close(&h);
+	close(p[0]);
+	close(p[1]);
+	return 0;
+}
+
 /* Open fds of the backend process on the other end of sock (same host); -1: unknown. */
 static int backend_fd_count(int sock)
 {
@@ -1824,6 +1869,7 @@ static const struct hcase cases[] = {
     FN(inflight_region_too_small),
     FN(inflight_queue_size_below_vring),
     FN(inflight_memfd_shrunk),
+    FN(call_fd_full_pipe),
     FN(restart_replay_after_lost_call),
     FN(restart_after_lost_call),
     FN(fds_of_answered_messages_closed),
