@@ -56,6 +56,10 @@ FEMUD_OPTS=()
 start_femud() {
 	local args=() d
 	for d in "$@"; do args+=(--dev "$d"); done
+	# empty the log before femud starts: the background job's own '>' may
+	# truncate it only after the first grep below, which would then find the
+	# previous femud's "ready" (a restart after a SIGKILL)
+	: >"$FEMUD_LOG"
 	taskset -c 0 "$FEMUD" --rpc none --lcores 0 "${FEMUD_OPTS[@]}" "${args[@]}" >"$FEMUD_LOG" 2>&1 &
 	FEMUD_PID=$!
 	for _ in $(seq 1 300); do

@@ -40,6 +40,7 @@ start_femud_opts() {
 	local rpc=(--rpc "$T/$name.rpc")
 	[[ " $* " == *" --rpc "* ]] && rpc=()
 	RPC=$T/$name.rpc
+	: >"$T/$name.log" # now: the job's own '>' may come after the first grep (a restart)
 	"$FEMUD" --no-huge "${rpc[@]}" "$@" >"$T/$name.log" 2>&1 &
 	FEMUD_PID=$!
 	pids+=("$FEMUD_PID")
