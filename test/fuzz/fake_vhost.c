@@ -108,6 +108,18 @@ void pmd_poller_detach(struct pmd_vq *q)
 	FZ_CHECK(0, "detach of a queue no poller holds");
 }
 
+/* As the real poller does: let go without posting the queue's pending completions. */
+void pmd_poller_abandon(struct pmd_vq *q)
+{
+	for (unsigned i = 0; i < nattached; i++) {
+		if (attached[i] != q)
+			continue;
+		attached[i] = attached[--nattached];
+		return;
+	}
+	FZ_CHECK(0, "abandon of a queue no poller holds");
+}
+
 /* The one fake poller runs fn at once (pmd_blk.c's stats reset, model calls). */
 void pmd_poller_call(unsigned idx, void (*fn)(void *arg), void *arg)
 {
