@@ -226,27 +226,6 @@ static bool queue_rings_ok(struct pmd_conn *c, uint16_t qid, const struct pmd_vq
 }
 
 /*
- * Is fd an eventfd (or -1, none)?  vhost-user passes a queue's kick and call
- * notifiers as eventfds; a poller writes calls without waiting, and another
- * kind of file (a full pipe, a socket) would block it, and every queue on
- * it, for good.  Asked once per queue start (control path).
- */
-static bool notify_fd_ok(int fd)
-{
-	char path[64], link[64];
-	ssize_t n;
-
-	if (fd < 0)
-		return true;
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	n = readlink(path, link, sizeof(link) - 1);
-	if (n <= 0)
-		return false;
-	link[n] = '\0';
-	return strcmp(link, "anon_inode:[eventfd]") == 0;
-}
-
-/*
  * Read the vring and features from rte_vhost and check the rings against
  * the guest memory map mem; false if not usable (yet).
  */
@@ -257,6 +236,7 @@ static bool queue_setup(struct pmd_conn *c, uint16_t qid, struct rte_vhost_memor
 	struct rte_vhost_vring vr;
 	uint64_t features = 0;
 	uint16_t la = 0, lu = 0;
+	const char *why;
 
 	if (rte_vhost_get_negotiated_features(c->vid, &features) != 0 ||
 	    rte_vhost_get_vhost_vring(c->vid, qid, &vr) != 0 ||
@@ -267,12 +247,10 @@ static bool queue_setup(struct pmd_conn *c, uint16_t qid, struct rte_vhost_memor
 		PMD_LOG(ERR, "%s queue %u: ring not usable (size %u)", dev->path, qid, vr.size);
 		return false;
 	}
-	if (!notify_fd_ok(vr.callfd) || !notify_fd_ok(vr.kickfd)) {
-		PMD_LOG(ERR,
-			"%s queue %u (connection %d): its %s fd is not an eventfd "
-			"(SET_VRING_%s); queue not started",
-			dev->path, qid, c->vid, notify_fd_ok(vr.callfd) ? "kick" : "call",
-			notify_fd_ok(vr.callfd) ? "KICK" : "CALL");
+	why = pmd_guard_notify_fds(vr.callfd, vr.kickfd);
+	if (why != NULL) {
+		PMD_LOG(ERR, "%s queue %u (connection %d): %s; queue not started", dev->path, qid,
+			c->vid, why);
 		return false;
 	}
 	memset(s, 0, sizeof(*s));

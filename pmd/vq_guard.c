@@ -12,7 +12,9 @@
  * behind it is long enough that no access can raise SIGBUS.
  */
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "pmd/vq_guard.h"
 #include "pmd/vq.h"
@@ -269,5 +271,30 @@ const char *pmd_guard_config_msg(const struct vhu_msg *msg)
 		return "payload size not 12..268 bytes";
 	if (msg->payload.config.size > msg->size - VHU_CONFIG_HDR_SIZE)
 		return "config window larger than the message carries";
+	return NULL;
+}
+
+/* Is fd an eventfd (or -1, none)? */
+static bool guard_is_eventfd(int fd)
+{
+	char path[64], link[64];
+	ssize_t n;
+
+	if (fd < 0)
+		return true;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n <= 0)
+		return false;
+	link[n] = '\0';
+	return strcmp(link, "anon_inode:[eventfd]") == 0;
+}
+
+const char *pmd_guard_notify_fds(int callfd, int kickfd)
+{
+	if (!guard_is_eventfd(callfd))
+		return "its call fd is not an eventfd (SET_VRING_CALL)";
+	if (!guard_is_eventfd(kickfd))
+		return "its kick fd is not an eventfd (SET_VRING_KICK)";
 	return NULL;
 }

@@ -4,7 +4,7 @@
  * touches it: the guest memory table (every region backed by its file for
  * its full length), the three rings of a split virtqueue (each inside one
  * guest memory region for its full length, aligned as virtio requires),
- * and the vring index a vhost-user message names.
+ * the vring index a vhost-user message names, and a queue's notifier fds.
  *
  * All functions are pure checks on the control path: nothing here writes
  * guest memory or keeps state.  Also the identity of a ring (the file and
@@ -131,5 +131,13 @@ const char *pmd_guard_inflight_msg(const struct vhu_msg *msg, int fd, uint32_t q
  * 12 + 256 with a smaller size.  NULL when usable, else why not.
  */
 const char *pmd_guard_config_msg(const struct vhu_msg *msg);
+
+/*
+ * A queue's notifiers as rte_vhost hands them out (-1: none): vhost-user
+ * passes them as eventfds.  A poller writes its calls without waiting, and
+ * another kind of file (a full pipe, a socket) would block it, and every
+ * queue on it, for good.  NULL if both are usable, else which one is not.
+ */
+const char *pmd_guard_notify_fds(int callfd, int kickfd);
 
 #endif /* PMD_VQ_GUARD_H */
