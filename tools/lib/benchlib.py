@@ -81,24 +81,33 @@ def start_femud(femud, tmp, cpu, size_mb, extra=(), queues=1, pollers=1, tag="fe
     with open(logf, "wb") as lf:
         proc = subprocess.Popen(cmd, stdout=lf, stderr=subprocess.STDOUT, cwd=tmp,
                                 start_new_session=True)
-    end = time.time() + 120
-    while time.time() < end:
-        if proc.poll() is not None:
-            break
-        with open(logf, errors="replace") as f:
-            if "femud: ready" in f.read():
-                return proc, sock, logf
-        time.sleep(0.1)
+    if wait_log_ready(proc, logf, 0, 120):
+        return proc, sock, logf
     stop_proc(proc)
     with open(logf, errors="replace") as f:
         raise RuntimeError(f"femud did not start ({' '.join(cmd)}): {f.read()[-600:]}")
 
 
-def stop_proc(proc, sig=signal.SIGTERM):
+def wait_log_ready(proc, logf, offset, timeout, text="femud: ready"):
+    """Wait until text appears in logf past offset (bytes); False if proc exits or on timeout."""
+    end = time.time() + timeout
+    while time.time() < end:
+        if proc.poll() is not None:
+            return False
+        with open(logf, errors="replace") as f:
+            f.seek(offset)
+            if text in f.read():
+                return True
+        time.sleep(0.1)
+    return False
+
+
+def stop_proc(proc, sig=signal.SIGTERM, wait_s=30):
+    """Signal proc (a Popen or None) and reap it; SIGKILL after wait_s."""
     if proc and proc.poll() is None:
         proc.send_signal(sig)
         try:
-            proc.wait(30)
+            proc.wait(wait_s)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
