@@ -604,6 +604,21 @@ static enum rte_vhost_msg_result vring_msg_check(struct pmd_conn *c, const struc
 	return why == NULL ? RTE_VHOST_MSG_RESULT_NOT_HANDLED : msg_refuse(c, msg, why);
 }
 
+/*
+ * SET_VRING_CALL / SET_VRING_KICK: a poller writes calls without waiting
+ * and polls kicks, so only an eventfd will do (a full pipe would block it);
+ * refused here, the fd is closed and the frontend gets a NACK (or, without
+ * REPLY_ACK, a closed connection).  Queue start checks again.
+ */
+static enum rte_vhost_msg_result notify_msg_check(struct pmd_conn *c, void *ctx)
+{
+	const struct vhu_msg *msg = ctx;
+	int fds[VHU_MAX_FDS];
+	const char *why = pmd_guard_notify_msg(msg, fds, pmd_vhu_fds(ctx, fds));
+
+	return why == NULL ? RTE_VHOST_MSG_RESULT_NOT_HANDLED : msg_refuse(c, msg, why);
+}
+
 static enum rte_vhost_msg_result pre_msg(int vid, void *arg)
 {
 	struct vhu_msg *msg = arg;
@@ -674,6 +689,10 @@ static enum rte_vhost_msg_result pre_msg(int vid, void *arg)
 			queue_stop_all(c, &c->restart_mask);
 			inflight_unwatch(c);
 		}
+		break;
+	case VHU_SET_VRING_CALL:
+	case VHU_SET_VRING_KICK:
+		r = notify_msg_check(c, arg);
 		break;
 	case VHU_SET_VRING_ADDR:
 		/*

@@ -290,6 +290,17 @@ static bool guard_is_eventfd(int fd)
 	return strcmp(link, "anon_inode:[eventfd]") == 0;
 }
 
+const char *pmd_guard_notify_msg(const struct vhu_msg *msg, const int *fds, int nfds)
+{
+	if (msg->request != VHU_SET_VRING_CALL && msg->request != VHU_SET_VRING_KICK)
+		return NULL;
+	/* no fd (polling), or fds femud cannot see: left to rte_vhost and queue start */
+	if ((msg->payload.u64 & VHU_VRING_NOFD) || nfds < 1 || guard_is_eventfd(fds[0]))
+		return NULL;
+	return msg->request == VHU_SET_VRING_CALL ? "the call fd is not an eventfd"
+						  : "the kick fd is not an eventfd";
+}
+
 const char *pmd_guard_notify_fds(int callfd, int kickfd)
 {
 	if (!guard_is_eventfd(callfd))

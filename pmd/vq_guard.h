@@ -140,4 +140,13 @@ const char *pmd_guard_config_msg(const struct vhu_msg *msg);
  */
 const char *pmd_guard_notify_fds(int callfd, int kickfd);
 
+/*
+ * The same rule for SET_VRING_CALL / SET_VRING_KICK before rte_vhost keeps
+ * the fd (fds, nfds: what came with msg, nfds < 0 when unknown), so that the
+ * frontend gets a NACK at once instead of a queue that never starts.  NULL
+ * for other requests, a message without an fd (VHU_VRING_NOFD) or an
+ * eventfd; else why the message is refused.
+ */
+const char *pmd_guard_notify_msg(const struct vhu_msg *msg, const int *fds, int nfds);
+
 #endif /* PMD_VQ_GUARD_H */

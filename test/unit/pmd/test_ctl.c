@@ -14,6 +14,7 @@
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -449,7 +450,7 @@ Test(ctl, fds_of_messages_femud_answers_are_closed)
 Test(ctl, fds_of_messages_rte_vhost_handles_are_left_to_it)
 {
 	struct pmd_vhu_ctx c;
-	int a = memfd_of(4096);
+	int a = eventfd(0, EFD_CLOEXEC);
 
 	ctx_init(&c, VHU_SET_VRING_KICK);
 	c.m.msg.size = 8;
@@ -458,6 +459,50 @@ Test(ctl, fds_of_messages_rte_vhost_handles_are_left_to_it)
 	cr_assert(fd_open(a));
 	cr_assert_eq(c.fd_num, 1);
 	close(a);
+}
+
+/* SET_VRING_CALL / SET_VRING_KICK with a pipe, a memfd, no fd, an eventfd. */
+Test(ctl, notifier_that_is_not_an_eventfd_is_refused_and_closed)
+{
+	static const uint32_t reqs[] = {VHU_SET_VRING_CALL, VHU_SET_VRING_KICK};
+
+	for (unsigned k = 0; k < 2; k++) {
+		struct pmd_vhu_ctx c;
+		int p[2], m = memfd_of(4096), e = eventfd(0, EFD_CLOEXEC);
+
+		cr_assert_eq(pipe(p), 0);
+		for (int j = 0; j < 2; j++) {
+			int fd = j == 0 ? p[1] : m;
+
+			ctx_init(&c, reqs[k]);
+			c.m.msg.size = 8;
+			ctx_add_fd(&c, fd);
+			cr_assert_eq(ut_ext_ops->pre_msg_handle(ut_vid, &c),
+				     RTE_VHOST_MSG_RESULT_ERR, "request %u, fd %d", reqs[k], j);
+			cr_assert_not_null(
+			    strstr(ut_last_log, k == 0 ? "the call fd is not an eventfd"
+						       : "the kick fd is not an eventfd"),
+			    "%s", ut_last_log);
+			cr_assert(!fd_open(fd), "the refused fd is closed");
+			cr_assert_eq(c.fd_num, 0);
+		}
+		/* no fd: the queue is polled; rte_vhost takes it */
+		ctx_init(&c, reqs[k]);
+		c.m.msg.size = 8;
+		c.m.msg.payload.u64 = VHU_VRING_NOFD;
+		cr_assert_eq(ut_ext_ops->pre_msg_handle(ut_vid, &c),
+			     RTE_VHOST_MSG_RESULT_NOT_HANDLED);
+		/* an eventfd goes through untouched */
+		ctx_init(&c, reqs[k]);
+		c.m.msg.size = 8;
+		ctx_add_fd(&c, e);
+		cr_assert_eq(ut_ext_ops->pre_msg_handle(ut_vid, &c),
+			     RTE_VHOST_MSG_RESULT_NOT_HANDLED);
+		cr_assert(fd_open(e));
+		cr_assert_eq(c.fd_num, 1);
+		close(e);
+		close(p[0]);
+	}
 }
 
 Test(ctl, short_memfd_refused_before_rte_vhost_maps_it)
