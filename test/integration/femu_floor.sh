@@ -23,14 +23,16 @@ python3 - "$out" <<'PY' && ok "json figures consistent" || ko "json: $out"
 import json, sys
 j = json.loads(sys.argv[1])
 keys = ["rtt_ns", "dram_ns", "copy4k_ns", "copy4k_per_s", "qd1_4k_floor_ns", "qd1_4k_max_iops",
-        "ring_qd1_4k_ns", "ring_qd1_4k_max_iops", "cpu_lost_pct", "gaps_per_s", "max_gap_us",
+        "ring_qd1_4k_ns", "ring_qd1_4k_max_iops", "ring_qd1_virtio_4k_ns",
+        "ring_qd1_virtio_4k_max_iops", "cpu_lost_pct", "gaps_per_s", "max_gap_us",
         "ring_qd32_4k_per_s", "ring_qd128_4k_per_s", "ring_qd32_look", "ring_qd128_look",
         "ring_qd32_publish_every", "ring_qd128_publish_every",
         "ring_ms"]
 missing = [k for k in keys if k not in j]
 assert not missing, missing
 assert j["cpus"] == [0, 1] and j["size_mb"] == 8
-for k in ["rtt_ns", "dram_ns", "copy4k_ns", "copy4k_per_s", "ring_qd1_4k_ns"]:
+for k in ["rtt_ns", "dram_ns", "copy4k_ns", "copy4k_per_s", "ring_qd1_4k_ns",
+          "ring_qd1_virtio_4k_ns"]:
     assert j[k] > 0, k
 assert abs(j["qd1_4k_floor_ns"] - (j["rtt_ns"] + j["copy4k_ns"])) < 0.2
 assert abs(j["qd1_4k_max_iops"] * j["qd1_4k_floor_ns"] / 1e9 - 1) < 1e-3
@@ -52,16 +54,20 @@ grep -q "backend CPU 1, initiator CPU 0" <<<"$txt" && ok "text names the CPUs" |
 grep -qE "bare split-ring backend, 4 KiB random read QD128 \(look-ahead [0-9]+, used index [a-z0-9 ]+\): [0-9.]+ M/s" \
 	<<<"$txt" && ok "text has the QD128 ring floor" || ko "text: $txt"
 
-# --ring-qd1: only the bare ring's QD1 (tools/bench pairs it with femud's QD1 runs)
+# --ring-qd1: only the QD1 ring figures, bare and with virtio-blk's layout (tools/bench
+# pairs them with femud's QD1 runs)
 out=$("$FLOOR" --cpus 0,1 --size-mb 8 --ring-qd1 --json) && ok "--ring-qd1 runs" || ko "--ring-qd1 exit $?"
-python3 - "$out" <<'PY' && ok "--ring-qd1 json: the QD1 ring figure only" || ko "--ring-qd1 json: $out"
+python3 - "$out" <<'PY' && ok "--ring-qd1 json: the QD1 ring figures only" || ko "--ring-qd1 json: $out"
 import json, sys
 j = json.loads(sys.argv[1])
-assert sorted(j) == ["cpus", "ring_qd1_4k_max_iops", "ring_qd1_4k_ns", "size_mb"], j
+assert sorted(j) == ["cpus", "ring_qd1_4k_max_iops", "ring_qd1_4k_ns", "ring_qd1_virtio_4k_max_iops",
+                     "ring_qd1_virtio_4k_ns", "size_mb"], j
 assert j["cpus"] == [0, 1] and j["size_mb"] == 8 and j["ring_qd1_4k_ns"] > 0
-assert abs(j["ring_qd1_4k_max_iops"] * j["ring_qd1_4k_ns"] / 1e9 - 1) < 1e-3
+assert j["ring_qd1_virtio_4k_ns"] > 0
+for k in ("ring_qd1_4k", "ring_qd1_virtio_4k"):
+    assert abs(j[k + "_max_iops"] * j[k + "_ns"] / 1e9 - 1) < 1e-3, k
 PY
-grep -qE "^bare split-ring backend \(CPU 1, initiator CPU 0, 4 MiB\), 4 KiB read QD1: [0-9.]+ ns" \
+grep -qE "^bare split-ring backend \(CPU 1, initiator CPU 0, 4 MiB\), 4 KiB read QD1: [0-9.]+ ns.*virtio-blk's layout and EVENT_IDX: [0-9.]+ ns" \
 	<<<"$("$FLOOR" --cpus 1,0 --size-mb 4 --ring-qd1)" && ok "--ring-qd1 text line" ||
 	ko "--ring-qd1 text"
 

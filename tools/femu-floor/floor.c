@@ -220,19 +220,30 @@ struct ring_sim {
 	struct {
 		volatile uint16_t flags, idx;
 		volatile uint16_t ring[RING_SIZE];
+		volatile uint16_t used_event; /* EVENT_IDX: written by the initiator */
 	} avail __attribute__((aligned(4096)));
 	struct {
 		volatile uint16_t flags, idx;
 		struct {
 			volatile uint32_t id, len;
 		} ring[RING_SIZE];
+		volatile uint16_t avail_event; /* EVENT_IDX: read by the initiator */
 	} used __attribute__((aligned(4096)));
 	struct {
 		volatile uint64_t type_ioprio, sector;
 		volatile uint8_t status;
 	} req __attribute__((aligned(64)));
+	/* virtio layout (floor_ring_qd1_virtio_ns): as femu-bench lays out slot 0 */
+	struct vring_desc desc[3] __attribute__((aligned(64)));
+	struct {
+		volatile uint64_t type_ioprio, sector;
+	} hdr[4] __attribute__((aligned(64)));
+	volatile uint8_t status[64] __attribute__((aligned(64)));
+	uint8_t data[BLOCK] __attribute__((aligned(BLOCK)));
 	const struct floor_buf *buf;
 	uint64_t rounds;
+	uint64_t calls; /* virtio: completions the used_event asked a call for */
+	int virtio;
 	int cpu;
 	int err;
 };
@@ -248,6 +259,50 @@ static int spin_until16(const volatile uint16_t *p, uint16_t v)
 	return 1;
 }
 
+/* The bare request: the header line holds the sector and the status byte. */
+static void ring_serve_bare(struct ring_sim *r, uint64_t i, uint16_t slot, size_t blocks)
+{
+	uint16_t head = r->avail.ring[slot];
+	uint64_t blk = (r->req.sector + head) % blocks;
+
+	memcpy(dst[i & 31], r->buf->base + blk * BLOCK, BLOCK);
+	r->req.status = 0;
+	r->used.ring[slot].id = head;
+	r->used.ring[slot].len = BLOCK + 1;
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	r->used.idx = (uint16_t)i;
+}
+
+/*
+ * The virtio-blk request as femu-bench (and the Linux driver) builds it:
+ * three descriptors, the header in one line, the status byte in another, the
+ * data into the initiator's buffer; after the used index, a full barrier and
+ * the used_event read a call decision needs (EVENT_IDX).  avail_event is
+ * not written (a polling backend need not).
+ */
+static void ring_serve_virtio(struct ring_sim *r, uint64_t i, uint16_t slot, size_t blocks)
+{
+	uint16_t head = r->avail.ring[slot];
+	struct vring_desc d0, d1, d2;
+	uint64_t blk;
+
+	d0 = r->desc[head % 3];
+	d1 = r->desc[d0.next % 3];
+	d2 = r->desc[d1.next % 3];
+	if (d0.len != 16 || d1.len != BLOCK || d2.len != 1)
+		r->err = -EPROTO;
+	blk = *(const volatile uint64_t *)(uintptr_t)(d0.addr + 8) % blocks;
+	memcpy((void *)(uintptr_t)d1.addr, r->buf->base + blk * BLOCK, BLOCK);
+	*(volatile uint8_t *)(uintptr_t)d2.addr = 0;
+	r->used.ring[slot].id = head;
+	r->used.ring[slot].len = BLOCK + 1;
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	r->used.idx = (uint16_t)i;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if ((uint16_t)(i - r->avail.used_event - 1) < 1) /* vring_need_event(ue, i, i - 1) */
+		r->calls++;
+}
+
 static void *ring_backend(void *arg)
 {
 	struct ring_sim *r = arg;
@@ -255,27 +310,69 @@ static void *ring_backend(void *arg)
 
 	r->err = floor_pin(r->cpu);
 	for (uint64_t i = 1; i <= r->rounds && r->err == 0; i++) {
-		uint16_t slot = (uint16_t)((i - 1) % RING_SIZE), head;
-		uint64_t blk;
+		uint16_t slot = (uint16_t)((i - 1) % RING_SIZE);
 
 		if (!spin_until16(&r->avail.idx, (uint16_t)i)) {
 			r->err = -ETIMEDOUT;
 			break;
 		}
-		head = r->avail.ring[slot];
-		blk = (r->req.sector + head) % blocks;
-		memcpy(dst[i & 31], r->buf->base + blk * BLOCK, BLOCK);
-		r->req.status = 0;
-		r->used.ring[slot].id = head;
-		r->used.ring[slot].len = BLOCK + 1;
-		__atomic_thread_fence(__ATOMIC_RELEASE);
-		r->used.idx = (uint16_t)i;
+		if (r->virtio)
+			ring_serve_virtio(r, i, slot, blocks);
+		else
+			ring_serve_bare(r, i, slot, blocks);
 	}
 	return NULL;
 }
 
-int floor_ring_qd1_ns(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigned rounds,
-		      double *ns)
+/* virtio layout: slot 0's chain header -> data -> status, as femu-bench builds it. */
+static void ring_virtio_chain(struct ring_sim *r)
+{
+	r->desc[0] = (struct vring_desc){.addr = (uint64_t)(uintptr_t)&r->hdr[0],
+					 .len = 16,
+					 .flags = VRING_DESC_F_NEXT,
+					 .next = 1};
+	r->desc[1] = (struct vring_desc){.addr = (uint64_t)(uintptr_t)r->data,
+					 .len = BLOCK,
+					 .flags = VRING_DESC_F_NEXT | VRING_DESC_F_WRITE,
+					 .next = 2};
+	r->desc[2] = (struct vring_desc){
+	    .addr = (uint64_t)(uintptr_t)&r->status[0], .len = 1, .flags = VRING_DESC_F_WRITE};
+}
+
+/* The initiator's side of one QD1 request i on slot; false on a timeout. */
+static bool ring_initiate(struct ring_sim *r, uint64_t *s, unsigned i, uint64_t *sink)
+{
+	uint16_t slot = (uint16_t)((i - 1) % RING_SIZE);
+
+	if (r->virtio) {
+		r->hdr[0].type_ioprio = 0;
+		r->hdr[0].sector = rnd(s);
+		r->status[0] = 0xff;
+	} else {
+		r->req.type_ioprio = 0;
+		r->req.sector = rnd(s);
+		r->req.status = 0xff;
+	}
+	r->avail.ring[slot] = 0;
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	r->avail.idx = (uint16_t)i;
+	if (r->virtio) { /* the kick decision (EVENT_IDX) */
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		*sink += r->used.avail_event;
+	}
+	if (!spin_until16(&r->used.idx, (uint16_t)i))
+		return false;
+	if (r->virtio) {
+		*sink += r->used.ring[slot].id + r->status[0];
+		r->avail.used_event = (uint16_t)(i + 0x8000); /* polling: no call wanted */
+	} else {
+		*sink += r->used.ring[slot].id + r->req.status;
+	}
+	return true;
+}
+
+static int ring_qd1_run(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigned rounds,
+			bool virtio, double *ns)
 {
 	static struct ring_sim r;
 	double batch[RTT_BATCHES];
@@ -290,6 +387,9 @@ int floor_ring_qd1_ns(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigne
 	r.buf = buf;
 	r.rounds = (uint64_t)per * RTT_BATCHES;
 	r.cpu = cpu_a;
+	r.virtio = virtio;
+	r.avail.used_event = 0x8000; /* no call wanted, from the first request on */
+	ring_virtio_chain(&r);
 	if ((rc = floor_pin(cpu_b)) != 0)
 		return rc;
 	if ((rc = pthread_create(&t, NULL, ring_backend, &r)) != 0)
@@ -298,19 +398,10 @@ int floor_ring_qd1_ns(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigne
 		uint64_t t0 = now_ns();
 
 		for (unsigned k = 0; k < per; k++, i++) {
-			uint16_t slot = (uint16_t)((i - 1) % RING_SIZE);
-
-			r.req.type_ioprio = 0;
-			r.req.sector = rnd(&s);
-			r.req.status = 0xff;
-			r.avail.ring[slot] = 0;
-			__atomic_thread_fence(__ATOMIC_RELEASE);
-			r.avail.idx = (uint16_t)i;
-			if (!spin_until16(&r.used.idx, (uint16_t)i)) {
+			if (!ring_initiate(&r, &s, i, &sink)) {
 				pthread_join(t, NULL);
 				return -ETIMEDOUT;
 			}
-			sink += r.used.ring[slot].id + r.req.status;
 		}
 		batch[b] = (double)(now_ns() - t0) / per;
 	}
@@ -318,8 +409,22 @@ int floor_ring_qd1_ns(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigne
 	__asm__ volatile("" : : "r"(sink));
 	if (r.err != 0)
 		return r.err;
+	if (r.calls != 0)
+		return -EPROTO; /* the initiator never asked for a call */
 	*ns = median_batch(batch);
 	return 0;
+}
+
+int floor_ring_qd1_ns(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigned rounds,
+		      double *ns)
+{
+	return ring_qd1_run(cpu_a, cpu_b, buf, rounds, false, ns);
+}
+
+int floor_ring_qd1_virtio_ns(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigned rounds,
+			     double *ns)
+{
+	return ring_qd1_run(cpu_a, cpu_b, buf, rounds, true, ns);
 }
 
 /* ---- bare split ring at high queue depth ---- */

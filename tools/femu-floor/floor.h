@@ -52,6 +52,22 @@ int floor_ring_qd1_ns(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigne
 		      double *ns);
 
 /*
+ * The same request with virtio-blk's layout as femu-bench and the Linux
+ * driver build it (ns, median of batches): the backend reads the avail entry,
+ * three descriptors, the header line (type, sector), copies the block into
+ * the initiator's 4 KiB buffer, writes the status byte (a line of its own),
+ * the used entry and index, then, after a full barrier, reads used_event as
+ * EVENT_IDX's call decision needs; the initiator reads avail_event after
+ * publishing (its kick decision) and writes used_event after each
+ * completion, as a polling driver does.  No validation beyond the lengths,
+ * no model, no statistics; avail_event is never written (a polling backend
+ * need not).  What it costs beyond floor_ring_qd1_ns() is the request
+ * layout's own, for any backend.
+ */
+int floor_ring_qd1_virtio_ns(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigned rounds,
+			     double *ns);
+
+/*
  * The most 4 KiB random reads per second any split-virtqueue backend on CPU a
  * can serve an initiator on CPU b that keeps qd requests in flight.  The
  * memory is a real split ring (1024 entries) and request memory laid out as

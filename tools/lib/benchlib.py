@@ -169,8 +169,10 @@ def paired_qd1(floor_exe, cpus, size_mb, proc, run_qd1, pairs):
     round may land in the other one.  `pairs` times: the target is stopped (SIGSTOP: its
     poller leaves the CPU), femu-floor --ring-qd1 runs on the same CPUs and buffer size, the
     target is resumed (SIGCONT) and run_qd1() runs its QD1 sample (returns IOPS or None).
-    Returns {"pairs": [{"ring_iops", "iops", "ratio"}...], "ratio_median", "iops_median",
-    "ring_iops_median"} (ratio = target / ring), or None when no pair completed."""
+    Returns {"pairs": [{"ring_iops", "iops", "ratio", "virtio_ring_iops", "virtio_ratio"}...],
+    "ratio_median", "iops_median", "ring_iops_median", "virtio_ratio_median"} (ratio = target
+    / bare ring; virtio_ratio = target / the ring with virtio-blk's request layout and
+    EVENT_IDX, when femu-floor has it), or None when no pair completed."""
     got = []
     if not floor_exe or pairs < 1:
         return None
@@ -183,12 +185,33 @@ def paired_qd1(floor_exe, cpus, size_mb, proc, run_qd1, pairs):
         iops = run_qd1()
         if fl and iops:
             ring = fl["ring_qd1_4k_max_iops"]
-            got.append({"ring_iops": round(ring), "iops": round(iops), "ratio": iops / ring})
+            p = {"ring_iops": round(ring), "iops": round(iops), "ratio": iops / ring}
+            vring = fl.get("ring_qd1_virtio_4k_max_iops")
+            if vring:
+                p.update(virtio_ring_iops=round(vring), virtio_ratio=iops / vring)
+            got.append(p)
     if not got:
         return None
     return {"pairs": got, "ratio_median": statistics.median(p["ratio"] for p in got),
             "iops_median": statistics.median(p["iops"] for p in got),
-            "ring_iops_median": statistics.median(p["ring_iops"] for p in got)}
+            "ring_iops_median": statistics.median(p["ring_iops"] for p in got),
+            "virtio_ratio_median": virtio_ratio_median(got)}
+
+
+def virtio_ratio_median(pairs):
+    """Median of the pairs' target / virtio-layout ring ratios; None when none has one."""
+    v = [p["virtio_ratio"] for p in pairs if "virtio_ratio" in p]
+    return statistics.median(v) if v else None
+
+
+def virtio_ring_note(pairs):
+    """', X% of the ring with virtio-blk's request layout (...)' for a QD1 goal line, or ''."""
+    r = virtio_ratio_median(pairs)
+    if r is None:
+        return ""
+    ring = statistics.median(p["virtio_ring_iops"] for p in pairs if "virtio_ring_iops" in p)
+    return (f"; {100 * r:.1f}% of the same ring with virtio-blk's request layout and EVENT_IDX "
+            f"({fmt_iops(ring)}), what any backend pays with this initiator")
 
 
 # Queue depths of femu-floor's bare split-ring rate (its keys ring_qd<N>_4k_per_s).
