@@ -20,6 +20,12 @@
 
 #define POLL_BATCH 64
 #define MAX_REPORTED 5 /* error lines printed per worker */
+/*
+ * Two sweeps of one worker more than this apart: the worker did not run in
+ * between (descheduled on a loaded machine, or the machine itself stalled),
+ * and that time does not count toward --timeout (see worker_clock()).
+ */
+#define PAUSE_NS 20000000ull
 
 struct slot_meta {
 	uint64_t start; /* TSC at submit */
@@ -34,7 +40,7 @@ struct wq {
 	uint16_t *free;		/* stack of free slots */
 	unsigned nfree;
 	unsigned inflight;
-	uint64_t last_progress; /* TSC of the last completion or first submit */
+	uint64_t last_progress; /* worker clock of the last completion or first submit */
 	/* pacing (--rate, --burst/--gap-us) */
 	uint64_t next_tsc;   /* --rate: next submission due; --burst: end of the gap (0 = none) */
 	unsigned burst_left; /* requests left in the current burst */
@@ -57,7 +63,10 @@ struct worker {
 	bool read_only; /* read / randread: a verify map may settle what it finds */
 	uint64_t seq_start, seq_end, cursor; /* bytes */
 	uint64_t timeout_ticks;
-	uint64_t rate_ticks; /* --rate: TSC ticks between two submissions on one queue */
+	uint64_t pause_ticks; /* PAUSE_NS in TSC ticks */
+	uint64_t prev_sweep;  /* TSC at the start of the previous sweep (0: none yet) */
+	uint64_t paused;      /* TSC ticks between sweeps longer than pause_ticks, summed */
+	uint64_t rate_ticks;  /* --rate: TSC ticks between two submissions on one queue */
 	unsigned reported;
 	/* results */
 	struct fb_hist hist;
@@ -67,6 +76,8 @@ struct worker {
 	uint64_t t_first, t_last;
 	uint32_t per_s[FB_PER_S_MAX]; /* completions per second since t0 */
 };
+
+void (*fb_workload_test_pause)(unsigned worker, unsigned queue);
 
 static int g_stop;	/* any worker failed: everyone drains and stops */
 static int g_interrupt; /* SIGINT/SIGTERM: stop submitting, drain, report */
@@ -130,6 +141,31 @@ static void poison_headers(void *buf, uint32_t len)
 		memset((uint8_t *)buf + o, 0xa5, sizeof(struct fb_vsec_hdr));
 }
 
+/*
+ * The worker clock: the TSC less the time the worker itself was not running.
+ * --timeout means "no completion for that long while femu-bench was
+ * watching": a worker descheduled between taking a queue's completions and
+ * publishing its next requests (or a machine that stalled) otherwise found,
+ * on its next poll, the backend not done with requests it had published
+ * microseconds before, and called that a timeout of the full length.  A
+ * backend that stalls while the worker runs still times out as before.
+ * Called at the start of every sweep with its TSC; returns the worker clock
+ * of that sweep, which never goes back (a gap leaves it where the previous
+ * sweep's was), and which clock_now() returns until the next sweep.
+ */
+static uint64_t worker_clock(struct worker *w, uint64_t now)
+{
+	if (w->prev_sweep != 0 && now - w->prev_sweep > w->pause_ticks)
+		w->paused += now - w->prev_sweep;
+	w->prev_sweep = now;
+	return now - w->paused;
+}
+
+static uint64_t clock_now(const struct worker *w)
+{
+	return w->prev_sweep - w->paused;
+}
+
 static void submit_one(struct worker *w, struct wq *q, uint64_t now, uint32_t type, uint64_t off,
 		       uint32_t len)
 {
@@ -151,7 +187,7 @@ static void submit_one(struct worker *w, struct wq *q, uint64_t now, uint32_t ty
 			poison_headers(buf, len);
 	}
 	if (q->inflight++ == 0)
-		q->last_progress = now;
+		q->last_progress = clock_now(w);
 	fb_vq_submit(q->vq, slot, type, m->sector, len);
 }
 
@@ -271,14 +307,42 @@ static void pace_submitted(struct worker *w, struct wq *q, uint64_t now)
 	}
 }
 
+/*
+ * After a timeout: every queue of this worker, with its requests in flight and
+ * how long ago it last completed one, so that a report tells one stuck queue
+ * from a backend (or one of its pollers) that served none of them.
+ */
+static void timeout_summary(const struct worker *w, uint64_t clock)
+{
+	fprintf(stderr,
+		"femu-bench: worker %u: %.1f ms of the run in gaps of > %llu ms between its sweeps "
+		"(descheduled, or paced), not counted\n",
+		w->id, (double)w->paused * 1e3 / fb_tsc_hz(), PAUSE_NS / 1000000ull);
+	for (unsigned i = 0; i < w->nq; i++) {
+		const struct wq *q = &w->q[i];
+
+		if (q->inflight == 0)
+			fprintf(stderr, "femu-bench: worker %u queue %u: none in flight\n", w->id,
+				q->vq->index);
+		else
+			fprintf(stderr,
+				"femu-bench: worker %u queue %u: %u in flight, no completion for "
+				"%.1f ms\n",
+				w->id, q->vq->index, q->inflight,
+				(double)(clock - q->last_progress) * 1e3 / fb_tsc_hz());
+	}
+}
+
 /* One sweep over a queue: reap, refill, publish.  Returns requests in flight. */
 static unsigned sweep(struct worker *w, struct wq *q, bool submit)
 {
 	uint32_t ids[POLL_BATCH];
 	uint64_t now = fb_tsc();
+	uint64_t clock = worker_clock(w, now);
 	unsigned n = fb_vq_poll(q->vq, ids, POLL_BATCH);
 	uint32_t type = VIRTIO_BLK_T_IN, len = 0;
 	uint64_t off = 0;
+	unsigned queued = 0;
 
 	if (n) {
 		uint64_t sec;
@@ -286,18 +350,19 @@ static unsigned sweep(struct worker *w, struct wq *q, bool submit)
 		now = fb_tsc();
 		for (unsigned i = 0; i < n; i++)
 			complete_one(w, q, ids[i], now);
-		q->last_progress = now;
+		q->last_progress = clock_now(w);
 		if (now >= w->t_meas)
 			w->t_last = now;
 		sec = (now - w->t0) / w->tsc_per_s;
 		if (sec < FB_PER_S_MAX)
 			w->per_s[sec] += n;
-	} else if (q->inflight && now - q->last_progress > w->timeout_ticks) {
+	} else if (q->inflight && clock - q->last_progress > w->timeout_ticks) {
 		fprintf(stderr,
 			"femu-bench: timeout: queue %u has %u requests in flight and no "
 			"completion for %u ms\n",
 			q->vq->index, q->inflight, w->run->o->timeout_ms);
 		fb_vq_dump(q->vq, stderr);
+		timeout_summary(w, clock);
 		w->timed_out = true;
 		fail_worker(w);
 		return 0;
@@ -306,7 +371,10 @@ static unsigned sweep(struct worker *w, struct wq *q, bool submit)
 	       next_request(w, now, &type, &off, &len)) {
 		submit_one(w, q, now, type, off, len);
 		pace_submitted(w, q, now);
+		queued++;
 	}
+	if (queued && fb_workload_test_pause)
+		fb_workload_test_pause(w->id, q->vq->index);
 	fb_vq_publish(q->vq);
 	return q->inflight;
 }
@@ -401,6 +469,7 @@ static int worker_setup(struct worker *w, const struct fb_run *run, unsigned id,
 	w->cpu = o->cpus[id];
 	w->rng = (o->seed + 1) * 0x9e3779b97f4a7c15ull + id * 0x632be59bd9b4e019ull + 1;
 	w->timeout_ticks = (uint64_t)(o->timeout_ms * 1e-3 * fb_tsc_hz());
+	w->pause_ticks = (uint64_t)((double)PAUSE_NS * 1e-9 * fb_tsc_hz());
 	if (o->rate > 0)
 		w->rate_ticks = (uint64_t)((double)o->queues / o->rate * fb_tsc_hz()) + 1;
 	fb_hist_init(&w->hist);

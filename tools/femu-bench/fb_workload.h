@@ -64,6 +64,14 @@ int fb_workload_run(const struct fb_run *run, struct fb_result *res);
  */
 void fb_workload_interrupt(void);
 
+/*
+ * Tests only (NULL otherwise): called by a worker on each sweep of a queue
+ * that queued new requests, before it publishes them,
+ * the place where a worker descheduled on a loaded machine leaves requests
+ * the backend cannot see yet.
+ */
+extern void (*fb_workload_test_pause)(unsigned worker, unsigned queue);
+
 /* Uniform random integer in [0, n) from a xorshift state (n > 0). */
 static inline uint64_t fb_rand_below(uint64_t *s, uint64_t n)
 {

@@ -155,9 +155,9 @@ static int read_full(struct vu_conn *c, void *buf, size_t len, long long deadlin
 		ssize_t n;
 		int rc;
 
-		if (left <= 0)
-			return -ETIMEDOUT;
-		rc = poll(&p, 1, (int)left);
+		/* past the deadline still one look without waiting: a client that was
+		 * descheduled until then must not miss a reply that came meanwhile */
+		rc = poll(&p, 1, left > 0 ? (int)left : 0);
 		if (rc < 0 && errno == EINTR)
 			continue;
 		if (rc < 0)
