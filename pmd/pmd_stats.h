@@ -71,6 +71,9 @@
 #define PMD_POLLER_COUNTERS(X)                                                                     \
 	X(sweeps, "sweeps", PMD_CTR_SUM)	   /* passes over the poller's queues */           \
 	X(busy_sweeps, "busy_sweeps", PMD_CTR_SUM) /* of those, passes that did work */            \
+	/* longest time between two passes (ns): the worst wait of its queues for service, its     \
+	 * own work plus time the OS did not run it; an adaptive poller's sleeps not counted */    \
+	X(pass_gap_ns_max, "pass_gap_ns_max", PMD_CTR_MAX)                                         \
 	/* adaptive polling (poller_sleep.c) */                                                    \
 	X(sleeps, "sleeps", PMD_CTR_SUM)		 /* waits in io_uring */                   \
 	X(sleeps_aborted, "sleeps_aborted", PMD_CTR_SUM) /* a request came in while re-arming */   \

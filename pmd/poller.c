@@ -195,9 +195,11 @@ static void poller_idle(struct pmd_poller *p)
 static int poller_loop(void *arg)
 {
 	struct pmd_poller *p = arg;
+	uint64_t pass_end = pmd_now_ns();
 
 	while (!__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE)) {
 		unsigned work = 0;
+		uint64_t now;
 		unsigned i;
 
 		if (!rte_ring_empty(p->ctl)) {
@@ -214,8 +216,13 @@ static int poller_loop(void *arg)
 				pmd_sleep_busy(&p->sleep);
 		} else {
 			rte_pause();
-			if (p->adaptive)
-				poller_idle(p);
+		}
+		now = pmd_now_ns();
+		PMD_CTR_RAISE(p->st.pass_gap_ns_max, now - pass_end);
+		pass_end = now;
+		if (work == 0 && p->adaptive) {
+			poller_idle(p);
+			pass_end = pmd_now_ns(); /* a sleep is no wait for service */
 		}
 	}
 	__atomic_store_n(&p->exited, 1, __ATOMIC_RELEASE);

@@ -5,7 +5,8 @@
  * the poller let go (pending completions flushed, nothing served after), and
  * attach/detach while the pollers are stopped are applied directly; an
  * adaptive poller sleeps when idle, a kick wakes it, and attach, detach and
- * stop wake it too; a queue gets one call when its poller takes it.
+ * stop wake it too; a queue gets one call when its poller takes it; the
+ * longest pass shows in pass_gap_ns_max.
  * Needs EAL with two lcores (--no-huge, no PCI, no shared files).
  */
 #include <criterion/criterion.h>
@@ -281,4 +282,27 @@ Test(poller, poll_mode_changes_at_runtime_and_a_busy_poller_never_sleeps, .init 
 	pmd_pollers_stop();
 	pmd_vq_free(q);
 	close(kickfd);
+}
+
+static void stall_50ms(void *arg)
+{
+	(void)arg;
+	usleep(50000);
+}
+
+/*
+ * pass_gap_ns_max: the longest time between two passes of a poller, i.e.
+ * how long its queues waited for service at worst (a control message that
+ * ran 50 ms on the poller here; on a loaded machine, time the OS did not run
+ * it).
+ */
+Test(poller, a_long_pass_shows_in_pass_gap_ns_max, .init = eal_up)
+{
+	unsigned lcore = rte_get_next_lcore(-1, 1, 0);
+
+	cr_assert_eq(pmd_init(&lcore, 1, false), 0);
+	cr_assert_eq(pmd_pollers_start(), 0);
+	pmd_poller_call(0, stall_50ms, NULL);
+	cr_assert_geq(poller_snap().st.pass_gap_ns_max, 50000000ull);
+	pmd_pollers_stop();
 }
