@@ -14,10 +14,16 @@ fi
 T=$(mktemp -d /tmp/femu-bench-it.XXXXXX)
 pass=0 fail=0
 pids=()
+# FEMU_BENCH_KEEP_FAILED=DIR: a test that failed leaves its $T (femud's log,
+# femu-bench's output) in DIR instead of deleting it (stress loops).
 cleanup() {
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
 	sleep 0.2
 	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+	if [ -n "${FEMU_BENCH_KEEP_FAILED:-}" ] && [ "$fail" -gt 0 ]; then
+		mkdir -p "$FEMU_BENCH_KEEP_FAILED" && cp -r "$T" "$FEMU_BENCH_KEEP_FAILED/" &&
+			echo "kept: $FEMU_BENCH_KEEP_FAILED/$(basename "$T")"
+	fi
 	rm -rf "$T"
 }
 trap cleanup EXIT
