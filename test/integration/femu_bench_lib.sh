@@ -21,7 +21,7 @@ cleanup() {
 	sleep 0.2
 	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
 	if [ -n "${FEMU_BENCH_KEEP_FAILED:-}" ] && [ "$fail" -gt 0 ]; then
-		mkdir -p "$FEMU_BENCH_KEEP_FAILED" && cp -r "$T" "$FEMU_BENCH_KEEP_FAILED/" &&
+		mkdir -p "$FEMU_BENCH_KEEP_FAILED" && cp -a "$T" "$FEMU_BENCH_KEEP_FAILED/" &&
 			echo "kept: $FEMU_BENCH_KEEP_FAILED/$(basename "$T")"
 	fi
 	rm -rf "$T"
@@ -59,9 +59,27 @@ start_femud_opts() {
 	return 1
 }
 
+# femud_threads PID: each thread's name, state, wait channel, CPU time and
+# run-queue wait (schedstat, ns), kernel stack, and with gdb the user stacks
+# (where a femud that does not answer or stop is stuck, or whether it is starved)
+femud_threads() {
+	local t
+	for t in /proc/"$1"/task/*; do
+		[ -r "$t/stat" ] || continue
+		echo "femud thread ${t##*/} $(cat "$t/comm" 2>/dev/null): state" \
+			"$(cut -d' ' -f3 "$t/stat" 2>/dev/null), wchan $(cat "$t/wchan" 2>/dev/null)," \
+			"schedstat (run, wait, slices) $(cat "$t/schedstat" 2>/dev/null)"
+		sed -n '1,8s/^/    /p' "$t/stack" 2>/dev/null
+	done
+	command -v gdb >/dev/null &&
+		timeout 30 gdb -batch -p "$1" -ex "thread apply all bt 12" 2>/dev/null | grep -E '^Thread|^#'
+}
+
 stop_femud() {
 	kill "$FEMUD_PID" 2>/dev/null
 	for _ in $(seq 1 50); do kill -0 "$FEMUD_PID" 2>/dev/null || return 0; sleep 0.1; done
+	echo "femud did not stop within 5 s of SIGTERM:"
+	femud_threads "$FEMUD_PID"
 	kill -9 "$FEMUD_PID" 2>/dev/null
 }
 
@@ -77,7 +95,10 @@ expect_ok() {
 	local name=$1
 	bench "$@"
 	if [ "$RC" -eq 0 ]; then ok "$name"; else
-		ko "$name (exit $RC)"; cat "$T/$name.out" "$T/$name.err"; fi
+		ko "$name (exit $RC)"
+		cat "$T/$name.out" "$T/$name.err"
+		[ -n "${FEMUD_PID:-}" ] && femud_threads "$FEMUD_PID"
+	fi
 }
 
 # expect_fail NAME STATUS NEEDLE ARGS...: exit STATUS and NEEDLE in stderr

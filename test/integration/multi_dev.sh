@@ -44,6 +44,7 @@ pollers=$(grep -c '^poller ' "$T/m.log")
 gc=$(awk '$1 == "gc_runs" { print $2 }' "$T/m.log")
 [ "${gc:-0}" -gt 0 ] && ok "BlackBox GC ran ($gc runs)" || ko "no GC on the BlackBox device"
 # The pollers' counters, pass_gap_ns_max among them: how long a poller went
-# without a pass (a starved poller vs. femud stuck, when a step failed).
-grep '^poller ' "$T/m.log"
+# without a pass, and any control message a poller was slow to take (a
+# starved poller vs. femud stuck, when a step failed).
+grep -E '^poller |has not taken a control message' "$T/m.log"
 finish
