@@ -7,8 +7,9 @@
  * before the used index that publishes them (rte_smp_wmb); the used index is
  * stored before used_event / the avail flags are read to decide on a call
  * (rte_smp_mb).  Kicks are suppressed while the poller polls: with
- * EVENT_IDX avail_event is kept one behind what was consumed, which never
- * falls inside the window the driver tests; without it
+ * EVENT_IDX avail_event is set one behind what was consumed, which never
+ * falls inside the window the driver tests, and rewritten only when the
+ * queue has moved PMD_VQ_AVAIL_EVENT_SLACK past it (vq.h); without it
  * VRING_USED_F_NO_NOTIFY is set.  An adaptive poller re-arms them before it
  * sleeps (pmd_vq_notify_arm) and suppresses them again when it wakes.
  * rte_vhost never writes these fields itself as long as
@@ -159,6 +160,8 @@ struct pmd_vq *pmd_vq_create(const struct pmd_vq_setup *s)
 	q->kickfd = s->kickfd;
 	q->event_idx = s->event_idx;
 	q->indirect = s->indirect;
+	q->avail_event_slack =
+	    s->size <= PMD_VQ_AVAIL_EVENT_MAX_SIZE ? PMD_VQ_AVAIL_EVENT_SLACK : 0;
 	q->prefetch = s->target->ops->prefetch != NULL;
 	q->idle = pmd_blk_req_wants_idle(s->target);
 	q->name = "";
@@ -365,6 +368,20 @@ static inline void vq_publish_early(struct pmd_vq *q, uint64_t bytes, uint64_t *
 	st16(&q->used->idx, q->used_idx);
 }
 
+/*
+ * Polling with EVENT_IDX: move avail_event up to one behind last_avail once
+ * it fell avail_event_slack behind (kicks stay suppressed either way).
+ */
+static inline void vq_avail_event_follow(struct pmd_vq *q)
+{
+	uint16_t behind = (uint16_t)(q->last_avail - 1 - q->avail_event);
+
+	if (q->event_idx && behind != 0 && behind >= q->avail_event_slack) {
+		q->avail_event = (uint16_t)(q->last_avail - 1);
+		st16(avail_event_of(q), q->avail_event);
+	}
+}
+
 static unsigned vq_take(struct pmd_vq *q, uint64_t now, struct pmd_chain *c)
 {
 	uint64_t t0 = COST_NOW();
@@ -402,10 +419,7 @@ static unsigned vq_take(struct pmd_vq *q, uint64_t now, struct pmd_chain *c)
 		bytes += c->rd_len + c->wr_len;
 		vq_publish_early(q, bytes, &published);
 	}
-	if (q->event_idx && q->avail_event != (uint16_t)(q->last_avail - 1)) {
-		q->avail_event = (uint16_t)(q->last_avail - 1);
-		st16(avail_event_of(q), q->avail_event);
-	}
+	vq_avail_event_follow(q);
 	return i;
 }
 
@@ -434,14 +448,17 @@ static void vq_publish_notify(struct pmd_vq *q)
 
 	rte_smp_wmb();
 	st16(&q->used->idx, q->used_idx);
+	if (q->callfd < 0) {
+		/* a poll queue: no call to decide, so no used_event to read */
+		q->signalled_used = q->used_idx;
+		return;
+	}
 	rte_smp_mb();
 	if (q->event_idx)
 		need = vring_need_event(ld16(used_event_of(q)), q->used_idx, old);
 	else
 		need = !(ld16(&q->avail->flags) & VRING_AVAIL_F_NO_INTERRUPT);
 	q->signalled_used = q->used_idx;
-	if (q->callfd < 0)
-		return; /* a poll queue: no call to send or to save */
 	if (need)
 		vq_call(q);
 	else

@@ -55,6 +55,21 @@
 #ifndef PMD_VQ_PUBLISH_BYTES
 #define PMD_VQ_PUBLISH_BYTES (64u << 10)
 #endif
+/*
+ * With EVENT_IDX, while a poller polls, avail_event is set one behind the
+ * next avail index to serve and rewritten only once the queue has moved
+ * this many entries past it (it sits in a cache line the driver reads at
+ * every publish).  The driver's kick test stays false as long as its
+ * publishes stay within 65536 - size entries of the value written; with a
+ * take of at most PMD_VQ_BURST that holds while
+ * slack + PMD_VQ_BURST + 2 * size <= 65536, so queues larger than
+ * PMD_VQ_AVAIL_EVENT_MAX_SIZE have it rewritten at every sweep that took
+ * something.  0: at every such sweep for every queue.
+ */
+#ifndef PMD_VQ_AVAIL_EVENT_SLACK
+#define PMD_VQ_AVAIL_EVENT_SLACK 0x4000u
+#endif
+#define PMD_VQ_AVAIL_EVENT_MAX_SIZE 16384u
 
 /* A completion waiting for its due time. */
 struct pmd_vq_pending {
@@ -101,9 +116,10 @@ struct pmd_vq {
 	uint16_t size;
 	uint16_t mask;
 	uint16_t last_avail;
-	uint16_t used_idx;	 /* shadow of used->idx */
-	uint16_t signalled_used; /* used_idx when the last call decision was made */
-	uint16_t avail_event;	 /* value last written to avail_event */
+	uint16_t used_idx;	    /* shadow of used->idx */
+	uint16_t signalled_used;    /* used_idx when the last call decision was made */
+	uint16_t avail_event;	    /* value last written to avail_event */
+	uint16_t avail_event_slack; /* rewrite it once this far behind (0: when it moved) */
 	int callfd;
 	int kickfd; /* drained by control code to count kicks; an adaptive poller polls it */
 	bool event_idx;
