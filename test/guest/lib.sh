@@ -80,9 +80,27 @@ stop_femud() {
 	[ "$rc" = 0 ] || fail "femud exited with status $rc"
 }
 
-# guest ARGS... : runguest with the guest on CPU 1
+# guest ARGS... : runguest with the guest on CPU 1.  QEMU 10.0.2's
+# multi-threaded TCG once aborted on its own assertion while the guest
+# booted ("iotlb_to_section: Assertion `section_index < d->map.sections_nb'",
+# CI 2026-12-01, no request sent yet): that is the peer's bug, not femud's,
+# so a run that ends that way is repeated once, and says so.  stderr goes
+# through tee as it comes (guest_persist follows the console as it goes).
 guest() {
-	"$RUNGUEST" --pin 1 -t "$GUEST_TIMEOUT" --quiet "$@"
+	local err rc try
+	err=$(mktemp)
+	for try in 1 2; do
+		{
+			"$RUNGUEST" --pin 1 -t "$GUEST_TIMEOUT" --quiet "$@" 2>&1 1>&3 3>&- |
+				tee "$err" >&2
+			rc=${PIPESTATUS[0]}
+		} 3>&1
+		[ "$rc" != 0 ] && [ "$try" = 1 ] && grep -q "iotlb_to_section: Assertion" "$err" ||
+			break
+		echo "note: QEMU aborted in its own TCG code (above), not femud: running the guest once more" >&2
+	done
+	rm -f "$err"
+	return "$rc"
 }
 
 # reconnect_chardev ID PATH : -chardev options of a vhost-user socket that
