@@ -169,10 +169,10 @@ def paired_qd1(floor_exe, cpus, size_mb, proc, run_qd1, pairs):
     round may land in the other one.  `pairs` times: the target is stopped (SIGSTOP: its
     poller leaves the CPU), femu-floor --ring-qd1 runs on the same CPUs and buffer size, the
     target is resumed (SIGCONT) and run_qd1() runs its QD1 sample (returns IOPS or None).
-    Returns {"pairs": [{"ring_iops", "iops", "ratio", "virtio_ring_iops", "virtio_ratio"}...],
-    "ratio_median", "iops_median", "ring_iops_median", "virtio_ratio_median"} (ratio = target
-    / bare ring; virtio_ratio = target / the ring with virtio-blk's request layout and
-    EVENT_IDX, when femu-floor has it), or None when no pair completed."""
+    Returns {"pairs": [{"ring_iops", "iops", "ratio", "virtio_ring_iops", "virtio_ratio"}...]}
+    and pairs_summary()'s medians (ratio = target / bare ring; virtio_ratio = target / the ring
+    with virtio-blk's request layout and EVENT_IDX, when femu-floor has it), or None when no
+    pair completed."""
     got = []
     if not floor_exe or pairs < 1:
         return None
@@ -192,26 +192,29 @@ def paired_qd1(floor_exe, cpus, size_mb, proc, run_qd1, pairs):
             got.append(p)
     if not got:
         return None
-    return {"pairs": got, "ratio_median": statistics.median(p["ratio"] for p in got),
-            "iops_median": statistics.median(p["iops"] for p in got),
-            "ring_iops_median": statistics.median(p["ring_iops"] for p in got),
-            "virtio_ratio_median": virtio_ratio_median(got)}
+    return {"pairs": got, **pairs_summary(got)}
 
 
-def virtio_ratio_median(pairs):
-    """Median of the pairs' target / virtio-layout ring ratios; None when none has one."""
-    v = [p["virtio_ratio"] for p in pairs if "virtio_ratio" in p]
-    return statistics.median(v) if v else None
+def pairs_summary(pairs):
+    """Medians over QD1 pairs (paired_qd1's, one run's or pooled): the target / bare ring
+    ratio, each side's IOPS, and against femu-floor's virtio-layout ring the ratio and its
+    IOPS (None when no pair has it)."""
+    med = statistics.median
+    v = [p for p in pairs if "virtio_ratio" in p]
+    return {"ratio_median": med(p["ratio"] for p in pairs),
+            "iops_median": med(p["iops"] for p in pairs),
+            "ring_iops_median": med(p["ring_iops"] for p in pairs),
+            "virtio_ratio_median": med(p["virtio_ratio"] for p in v) if v else None,
+            "virtio_ring_iops_median": med(p["virtio_ring_iops"] for p in v) if v else None}
 
 
-def virtio_ring_note(pairs):
-    """', X% of the ring with virtio-blk's request layout (...)' for a QD1 goal line, or ''."""
-    r = virtio_ratio_median(pairs)
-    if r is None:
+def virtio_ring_note(s):
+    """'; X% of the ring with virtio-blk's request layout (...)' from a pairs_summary, or ''."""
+    if s["virtio_ratio_median"] is None:
         return ""
-    ring = statistics.median(p["virtio_ring_iops"] for p in pairs if "virtio_ring_iops" in p)
-    return (f"; {100 * r:.1f}% of the same ring with virtio-blk's request layout and EVENT_IDX "
-            f"({fmt_iops(ring)}), what any backend pays with this initiator")
+    return (f"; {100 * s['virtio_ratio_median']:.1f}% of the same ring with virtio-blk's request "
+            f"layout and EVENT_IDX ({fmt_iops(s['virtio_ring_iops_median'])}), what any backend "
+            f"pays with this initiator")
 
 
 # Queue depths of femu-floor's bare split-ring rate (its keys ring_qd<N>_4k_per_s).

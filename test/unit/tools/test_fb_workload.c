@@ -184,6 +184,16 @@ static void pause_some(unsigned worker, unsigned queue)
 		usleep(pause_ms * 1000);
 }
 
+/* Have the worker stop n times for ms, at every every-th call (counted from 0). */
+static void pause_arm(unsigned every, unsigned n, unsigned ms)
+{
+	pause_calls = 0;
+	pause_every = every;
+	pause_n = n;
+	pause_ms = ms;
+	fb_workload_test_pause = pause_some;
+}
+
 /*
  * A worker descheduled for longer than --timeout between queueing requests
  * and publishing them (a loaded machine) finds, on its next poll, a backend
@@ -202,11 +212,7 @@ Test(fb_workload, a_descheduled_worker_is_no_backend_timeout)
 	base(&o);
 	o.ios = 50000;
 	o.timeout_ms = 1000;
-	pause_calls = 0;
-	pause_every = 200;
-	pause_n = 3;
-	pause_ms = 1200;
-	fb_workload_test_pause = pause_some;
+	pause_arm(200, 3, 1200);
 	cr_assert_eq(run(&o, 8 << 20), 0);
 	fb_workload_test_pause = NULL;
 	cr_assert_geq(pause_calls, 200 * 3);
@@ -232,11 +238,7 @@ Test(fb_workload, an_unserved_queue_times_out_after_running_time, .init = cr_red
 	o.queues = 1;
 	o.time_s = 30;
 	o.timeout_ms = 200;
-	pause_calls = 0;
-	pause_every = 1;
-	pause_n = 1;
-	pause_ms = 1000;
-	fb_workload_test_pause = pause_some;
+	pause_arm(1, 1, 1000);
 	t0 = fb_now_ns();
 	cr_assert_eq(run_peer(&o, 8 << 20, 0), -1);
 	fb_workload_test_pause = NULL;
