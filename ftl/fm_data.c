@@ -65,14 +65,17 @@ void fm_data_prefetch(const void *data, uint64_t offset, uint64_t len, bool for_
 	const uint8_t *p = (const uint8_t *)data + offset;
 	uint64_t off;
 
-	if (len > FM_DATA_PREFETCH_MAX)
-		len = FM_DATA_PREFETCH_MAX;
 	/* the builtin needs constant arguments: two loops */
 	if (for_write) {
+		len = len < FM_DATA_PREFETCH_WRITE_MAX ? len : FM_DATA_PREFETCH_WRITE_MAX;
 		for (off = 0; off < len; off += FM_DATA_LINE)
 			__builtin_prefetch(p + off, 1, 3);
-	} else {
+	} else if (len <= FM_DATA_PREFETCH_L1_MAX) {
 		for (off = 0; off < len; off += FM_DATA_LINE)
-			__builtin_prefetch(p + off, 0, 3);
+			__builtin_prefetch(p + off, 0, 3); /* prefetcht0: first level */
+	} else {
+		len = len < FM_DATA_PREFETCH_MAX ? len : FM_DATA_PREFETCH_MAX;
+		for (off = 0; off < len; off += FM_DATA_LINE)
+			__builtin_prefetch(p + off, 0, 2); /* prefetcht1: second level */
 	}
 }

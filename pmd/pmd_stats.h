@@ -39,7 +39,8 @@
  */
 #ifdef FEMUD_COST_BREAKDOWN
 #define PMD_VQ_COST_COUNTERS(X)                                                                    \
-	X(cost_ring, "cost_ring_ticks", PMD_CTR_SUM)	     /* avail, peeks, hints, inflight */   \
+	X(cost_ring, "cost_ring_ticks", PMD_CTR_SUM) /* avail, peeks, inflight */                  \
+	X(cost_hint, "cost_hint_ticks", PMD_CTR_SUM) /* data prefetch hints of the peeks */        \
 	X(cost_validate, "cost_validate_ticks", PMD_CTR_SUM) /* pmd_chain_parse */                 \
 	X(cost_model, "cost_model_ticks", PMD_CTR_SUM) /* checks and submit, less the copy */      \
 	X(cost_copy, "cost_copy_ticks", PMD_CTR_SUM)   /* data copies (fm_data_copy_ticks) */      \

@@ -44,10 +44,12 @@ __attribute__((weak)) __thread uint64_t fm_data_copy_ticks;
 #define COST_NOW() cost_now()
 #define COST_ADD(q, field, ticks) PMD_CTR_ADD((q)->st.cost_##field, (ticks))
 #define COPY_TICKS() fm_data_copy_ticks
+#define HINT_TICKS(q) ((q)->st.cost_hint)
 #else
 #define COST_NOW() ((uint64_t)0)
 #define COST_ADD(q, field, ticks) ((void)(q), (void)(ticks))
 #define COPY_TICKS() ((uint64_t)0)
+#define HINT_TICKS(q) ((uint64_t)0)
 #endif
 
 static inline uint16_t ld16(const volatile uint16_t *p)
@@ -335,9 +337,13 @@ static void vq_prefetch(struct pmd_vq *q, uint16_t idx)
 	const struct pmd_chain_ring ring = {
 	    .desc = q->desc, .size = q->size, .indirect_ok = q->indirect};
 	struct pmd_chain_hint h;
+	uint64_t t0;
 
-	if (pmd_chain_peek(q->mem, &ring, ld16(&q->avail->ring[idx & q->mask]), &h))
-		pmd_blk_req_prefetch(q->target, &h);
+	if (!pmd_chain_peek(q->mem, &ring, ld16(&q->avail->ring[idx & q->mask]), &h))
+		return;
+	t0 = COST_NOW();
+	pmd_blk_req_prefetch(q->target, &h);
+	COST_ADD(q, hint, COST_NOW() - t0);
 }
 
 /*
@@ -384,7 +390,7 @@ static inline void vq_avail_event_follow(struct pmd_vq *q)
 
 static unsigned vq_take(struct pmd_vq *q, uint64_t now, struct pmd_chain *c)
 {
-	uint64_t t0 = COST_NOW();
+	uint64_t t0 = COST_NOW(), hint0 = HINT_TICKS(q);
 	uint16_t avail_idx = ld16(&q->avail->idx);
 	uint16_t n = (uint16_t)(avail_idx - q->last_avail);
 	uint64_t bytes = 0, published = 0;
@@ -401,18 +407,19 @@ static unsigned vq_take(struct pmd_vq *q, uint64_t now, struct pmd_chain *c)
 	rte_smp_rmb();
 	if (q->prefetch)
 		vq_prefetch_start(q, n);
-	COST_ADD(q, ring, COST_NOW() - t0);
+	COST_ADD(q, ring, COST_NOW() - t0 - (HINT_TICKS(q) - hint0));
 	for (i = 0; i < n && q->nheap < q->size && bytes < PMD_VQ_BURST_BYTES; i++) {
 		uint16_t head;
 
 		t0 = COST_NOW();
+		hint0 = HINT_TICKS(q);
 		head = ld16(&q->avail->ring[q->last_avail & q->mask]);
 		if (q->prefetch && i + PMD_VQ_LOOKAHEAD < n)
 			vq_prefetch(q, (uint16_t)(q->last_avail + PMD_VQ_LOOKAHEAD));
 
 		if (q->inflight && head < q->size)
 			rte_vhost_set_inflight_desc_split(q->vid, q->qid, head);
-		COST_ADD(q, ring, COST_NOW() - t0);
+		COST_ADD(q, ring, COST_NOW() - t0 - (HINT_TICKS(q) - hint0));
 		if (!vq_serve(q, head, now, c))
 			break;
 		q->last_avail++;
@@ -494,15 +501,15 @@ void pmd_vq_cost_print(FILE *out, unsigned qid, const struct pmd_vq_stats *c, ui
 		       uint64_t tsc_hz)
 {
 	double k = requests && tsc_hz ? 1e9 / (double)tsc_hz / (double)requests : 0;
-	uint64_t total = c->cost_ring + c->cost_validate + c->cost_model + c->cost_copy +
-			 c->cost_complete + c->cost_publish;
+	uint64_t total = c->cost_ring + c->cost_hint + c->cost_validate + c->cost_model +
+			 c->cost_copy + c->cost_complete + c->cost_publish;
 
 	fprintf(out,
-		"  q%u cost_ns_per_request ring %.1f validate %.1f model %.1f copy %.1f "
+		"  q%u cost_ns_per_request ring %.1f hint %.1f validate %.1f model %.1f copy %.1f "
 		"complete %.1f publish %.1f total %.1f requests_per_sweep %.1f\n",
-		qid, (double)c->cost_ring * k, (double)c->cost_validate * k,
-		(double)c->cost_model * k, (double)c->cost_copy * k, (double)c->cost_complete * k,
-		(double)c->cost_publish * k, (double)total * k,
+		qid, (double)c->cost_ring * k, (double)c->cost_hint * k,
+		(double)c->cost_validate * k, (double)c->cost_model * k, (double)c->cost_copy * k,
+		(double)c->cost_complete * k, (double)c->cost_publish * k, (double)total * k,
 		c->cost_sweeps ? (double)requests / (double)c->cost_sweeps : 0.0);
 }
 #endif

@@ -427,11 +427,47 @@ int floor_ring_qd1_virtio_ns(int cpu_a, int cpu_b, const struct floor_buf *buf, 
 	return ring_qd1_run(cpu_a, cpu_b, buf, rounds, true, ns);
 }
 
+/* Prefetch len bytes at p into the first (l1) or the second level. */
+static inline void floor_pf_lines(const uint8_t *p, unsigned len, bool l1)
+{
+	if (l1) {
+		for (unsigned l = 0; l < len; l += LINE)
+			__builtin_prefetch(p + l, 0, 3);
+	} else {
+		for (unsigned l = 0; l < len; l += LINE)
+			__builtin_prefetch(p + l, 0, 2);
+	}
+}
+
+/*
+ * Hint a 4 KiB block at p the way pf says (enum floor_pf).  Written as
+ * separate calls: GCC 12 compiled a switch (and an if chain that chose the
+ * length) over these loops to no code at all.
+ */
+static inline void floor_pf_block(const uint8_t *p, enum floor_pf pf)
+{
+	if (pf == FLOOR_PF_L1_512)
+		floor_pf_lines(p, 512, true);
+	else if (pf == FLOOR_PF_L1_4K)
+		floor_pf_lines(p, BLOCK, true);
+	else if (pf == FLOOR_PF_L2_512)
+		floor_pf_lines(p, 512, false);
+	else if (pf == FLOOR_PF_L2_4K)
+		floor_pf_lines(p, BLOCK, false);
+}
+
+const char *floor_pf_name(enum floor_pf pf)
+{
+	static const char *const names[FLOOR_PF_COUNT] = {
+	    "none", "first 512 B to L1", "4 KiB to L1", "first 512 B to L2", "4 KiB to L2"};
+
+	return (unsigned)pf < FLOOR_PF_COUNT ? names[pf] : "?";
+}
+
 /* ---- bare split ring at high queue depth ---- */
 
 #define RQ_SIZE 1024u	       /* queue size (femu-bench's default) */
 #define RQ_GPA0 0x100000000ull /* "guest physical" address of the shared region */
-#define RQ_PF_BYTES 512u       /* bytes of a block prefetched ahead (as the copy floor) */
 #define RQ_SAMPLES 20u	       /* rate samples per run (the first is a warm-up) */
 #define RQ_STATUS_UNSET 0xffu  /* a status byte before the backend writes it */
 
@@ -458,7 +494,8 @@ struct rq_run {
 	struct rq_shm m;
 	const struct floor_buf *buf;
 	unsigned qd, look;
-	unsigned pub; /* store the used index after this many requests (0: once per batch) */
+	enum floor_pf pf; /* the hint for a block parsed ahead */
+	unsigned pub;	  /* store the used index after this many requests (0: once per batch) */
 	int cpu, err;
 	struct rq_req q[RQ_SIZE]; /* the backend's parsed batch */
 	volatile int stop __attribute__((aligned(64)));
@@ -554,7 +591,7 @@ static void rq_serve(const struct rq_run *r, const struct rq_req *q, uint16_t us
 
 /*
  * Backend on CPU a: take every new avail entry, parse each r->look requests
- * ahead of its copy and prefetch the first RQ_PF_BYTES of its block, then
+ * ahead of its copy and prefetch its block as r->pf says, then
  * serve it; store the used index after every r->pub requests and at the end
  * of the batch (the initiator refills while the batch goes on).
  */
@@ -585,9 +622,8 @@ static void *rq_backend(void *arg)
 				struct rq_req *q = &r->q[parsed];
 
 				rq_parse(r, av->ring[(uint16_t)(last + parsed) & (RQ_SIZE - 1)], q);
-				for (unsigned l = 0;
-				     r->look > 0 && q->src != NULL && l < RQ_PF_BYTES; l += LINE)
-					__builtin_prefetch(q->src + l, 0, 3);
+				if (r->look > 0 && q->src != NULL)
+					floor_pf_block(q->src, r->pf);
 			}
 			rq_serve(r, &r->q[i], used++);
 			if (r->pub != 0 && (i + 1) % r->pub == 0 && i + 1 < n)
@@ -690,27 +726,37 @@ static int rq_run_once(struct rq_run *r, unsigned ms, double *rate)
  */
 static int rq_pick(struct rq_run *r, unsigned trial_ms, struct floor_ring_res *out)
 {
+	/* the best hint of each cache level in floor_copy4k_rate's trials */
+	static const enum floor_pf pfs[] = {FLOOR_PF_L1_512, FLOOR_PF_L2_4K};
 	static const unsigned looks[] = {1, 2, 4, 8}, pubs[] = {0, 16, 8};
-	enum { NL = sizeof(looks) / sizeof(looks[0]), NP = sizeof(pubs) / sizeof(pubs[0]) };
-	double sum[NL][NP] = {{0}}, best = -1, x;
+	enum {
+		NL = sizeof(looks) / sizeof(looks[0]),
+		NP = sizeof(pubs) / sizeof(pubs[0]),
+		NF = sizeof(pfs) / sizeof(pfs[0])
+	};
+	double sum[NL][NP][NF] = {{{0}}}, best = -1, x;
 	int rc;
 
 	for (unsigned round = 0; round < 2; round++)
 		for (unsigned i = 0; i < NL; i++)
-			for (unsigned j = 0; j < NP; j++) {
-				r->look = looks[i];
-				r->pub = pubs[j];
-				if ((rc = rq_run_once(r, trial_ms, &x)) != 0)
-					return rc;
-				sum[i][j] += x;
-			}
+			for (unsigned j = 0; j < NP; j++)
+				for (unsigned f = 0; f < NF; f++) {
+					r->look = looks[i];
+					r->pub = pubs[j];
+					r->pf = pfs[f];
+					if ((rc = rq_run_once(r, trial_ms, &x)) != 0)
+						return rc;
+					sum[i][j][f] += x;
+				}
 	for (unsigned i = 0; i < NL; i++)
 		for (unsigned j = 0; j < NP; j++)
-			if (sum[i][j] > best) {
-				best = sum[i][j];
-				out->look = looks[i];
-				out->pub = pubs[j];
-			}
+			for (unsigned f = 0; f < NF; f++)
+				if (sum[i][j][f] > best) {
+					best = sum[i][j][f];
+					out->look = looks[i];
+					out->pub = pubs[j];
+					out->pf = pfs[f];
+				}
 	return 0;
 }
 
@@ -734,6 +780,7 @@ int floor_ring_rate(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigned 
 	if ((rc = rq_pick(r, trial_ms, out)) == 0) {
 		r->look = out->look;
 		r->pub = out->pub;
+		r->pf = out->pf;
 		rc = rq_run_once(r, ms, &out->rate);
 	}
 	free(r->m.base);
@@ -810,38 +857,36 @@ double floor_copy4k_ns(const struct floor_buf *b, unsigned n)
 }
 
 static double copy_rate_lookahead(const struct floor_buf *b, const size_t *off, unsigned n,
-				  unsigned look, unsigned pf_bytes)
+				  unsigned look, enum floor_pf pf)
 {
 	uint64_t t0 = now_ns();
 
 	for (unsigned i = 0; i < n; i++) {
 		if (look > 0 && i + look < n)
-			for (unsigned l = 0; l < pf_bytes; l += LINE)
-				__builtin_prefetch(b->base + off[i + look] + l, 0, 3);
+			floor_pf_block(b->base + off[i + look], pf);
 		memcpy(dst[i & 31], b->base + off[i], BLOCK);
 	}
 	return (double)n * 1e9 / (double)(now_ns() - t0);
 }
 
 /*
- * Best of: no prefetch, or prefetching the first 512 B (the hardware
- * prefetcher streams the rest of the block) or all 4 KiB of the block 1,
- * 2 or 4 copies ahead.  The first 512 B, one ahead, is usually best: whole
- * blocks fill the line-fill buffers and stall the prefetch instructions.
+ * Best of: no prefetch, or one of the hints of enum floor_pf 1, 2 or 4
+ * copies ahead.  Into the first level, the first 512 B one ahead is usually
+ * best (whole blocks fill the line-fill buffers and stall the prefetch
+ * instructions); into the second level, the whole block.
  */
 double floor_copy4k_rate(const struct floor_buf *b, unsigned n)
 {
 	static const unsigned looks[] = {1, 2, 4};
-	static const unsigned bytes[] = {512, BLOCK};
 	size_t *off = random_blocks(b, n);
 	double best;
 
 	if (off == NULL || n == 0)
 		return free(off), 0.0;
-	best = copy_rate_lookahead(b, off, n, 0, 0);
+	best = copy_rate_lookahead(b, off, n, 0, FLOOR_PF_NONE);
 	for (unsigned k = 0; k < sizeof(looks) / sizeof(looks[0]); k++)
-		for (unsigned j = 0; j < sizeof(bytes) / sizeof(bytes[0]); j++) {
-			double r = copy_rate_lookahead(b, off, n, looks[k], bytes[j]);
+		for (int pf = FLOOR_PF_NONE + 1; pf < FLOOR_PF_COUNT; pf++) {
+			double r = copy_rate_lookahead(b, off, n, looks[k], (enum floor_pf)pf);
 
 			if (r > best)
 				best = r;

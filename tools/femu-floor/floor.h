@@ -83,18 +83,29 @@ int floor_ring_qd1_virtio_ns(int cpu_a, int cpu_b, const struct floor_buf *buf, 
  * into the data buffer, writes the status byte and a used entry; it stores
  * the used index at the end of each batch and, when that is faster, every
  * 16 or 8 requests within it.  Requests are parsed `look` requests ahead of
- * their copy and the first 512 B of their block prefetched then (as
- * floor_copy4k_rate).  The best look-ahead (1, 2, 4, 8) and publish interval
- * (batch, 16, 8) in short trials (ms / 8, 25..100 ms, two rounds) is then
- * measured for ms.  No notifications (both sides poll), no model, no
- * statistics.  0, -EINVAL (same CPUs, qd not 1..FLOOR_RING_MAX_QD, ms < 100),
- * -ETIMEDOUT (a partner silent for 10 s) or another -errno.
+ * their copy and their block hinted then (enum floor_pf, as
+ * floor_copy4k_rate).  The best look-ahead (1, 2, 4, 8), publish interval
+ * (batch, 16, 8) and hint (first 512 B to L1, 4 KiB to L2) in short trials (ms / 8, 25..100 ms, two
+ * rounds) is then measured for ms.  No notifications (both sides poll), no model, no statistics. 0,
+ * -EINVAL (same CPUs, qd not 1..FLOOR_RING_MAX_QD, ms < 100), -ETIMEDOUT (a partner silent for 10
+ * s) or another -errno.
  */
 #define FLOOR_RING_MAX_QD 256u
+/* How a 4 KiB block is prefetched ahead of its copy. */
+enum floor_pf {
+	FLOOR_PF_NONE,
+	FLOOR_PF_L1_512, /* first 512 B, prefetcht0 (the hardware prefetcher streams the rest) */
+	FLOOR_PF_L1_4K,	 /* all 64 lines, prefetcht0 */
+	FLOOR_PF_L2_512, /* first 512 B, prefetcht1 */
+	FLOOR_PF_L2_4K,	 /* all 64 lines, prefetcht1 (what femud does, ftl/fm_data.h) */
+	FLOOR_PF_COUNT
+};
+const char *floor_pf_name(enum floor_pf pf);
 struct floor_ring_res {
-	double rate;   /* requests/s: median of 19 samples of ms / 20 each */
-	unsigned look; /* requests parsed ahead of the copy */
-	unsigned pub;  /* used index stored every pub requests, 0: once per batch */
+	double rate;	  /* requests/s: median of 19 samples of ms / 20 each */
+	unsigned look;	  /* requests parsed ahead of the copy */
+	unsigned pub;	  /* used index stored every pub requests, 0: once per batch */
+	enum floor_pf pf; /* how a block parsed ahead was hinted */
 };
 int floor_ring_rate(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigned qd, unsigned ms,
 		    struct floor_ring_res *out);

@@ -259,9 +259,9 @@ static void print_json(const struct floor_opts *o, const struct floor_figs *f)
 	       1e9 / f->qd1, f->ring, 1e9 / f->ring, f->ring_virtio, 1e9 / f->ring_virtio);
 	for (unsigned i = 0; i < NRING; i++)
 		printf("\"ring_qd%u_4k_per_s\": %.0f, \"ring_qd%u_look\": %u, "
-		       "\"ring_qd%u_publish_every\": %u, ",
+		       "\"ring_qd%u_publish_every\": %u, \"ring_qd%u_hint\": \"%s\", ",
 		       ring_qds[i], f->ringq[i].rate, ring_qds[i], f->ringq[i].look, ring_qds[i],
-		       f->ringq[i].pub);
+		       f->ringq[i].pub, ring_qds[i], floor_pf_name(f->ringq[i].pf));
 	printf("\"ring_ms\": %u, \"cpu_lost_pct\": [%.2f, %.2f], "
 	       "\"gaps_per_s\": [%.0f, %.0f], \"gaps10_per_s\": [%.0f, %.0f], "
 	       "\"max_gap_us\": [%.1f, %.1f]}\n",
@@ -291,11 +291,10 @@ static void print_text(const struct floor_opts *o, const struct floor_figs *f)
 
 		if (f->ringq[i].pub != 0)
 			snprintf(pub, sizeof(pub), "every %u requests", f->ringq[i].pub);
-		printf(
-		    "  bare split-ring backend, 4 KiB random read QD%u (look-ahead %u, used index "
-		    "%s): %.2f M/s = %.0f%% of the overlapped copy rate\n",
-		    ring_qds[i], f->ringq[i].look, pub, f->ringq[i].rate / 1e6,
-		    100.0 * f->ringq[i].rate / f->rate);
+		printf("  bare split-ring backend, 4 KiB random read QD%u (look-ahead %u, %s, used "
+		       "index %s): %.2f M/s = %.0f%% of the overlapped copy rate\n",
+		       ring_qds[i], f->ringq[i].look, floor_pf_name(f->ringq[i].pf), pub,
+		       f->ringq[i].rate / 1e6, 100.0 * f->ringq[i].rate / f->rate);
 	}
 	printf("  CPU time lost (gaps > 1 us): CPU %d %.2f%% (%.0f/s, %.0f/s > 10 us, max %.0f "
 	       "us), CPU %d %.2f%% (%.0f/s, %.0f/s > 10 us, max %.0f us)\n",
