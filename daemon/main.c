@@ -31,6 +31,9 @@
 #include "pmd/pmd.h"
 
 #define FEMUD_EXIT_USAGE 2
+/* A poller did not stop within FEMUD_STOP_WAIT_NS of SIGINT/SIGTERM (logged). */
+#define FEMUD_EXIT_POLLER_STUCK 3
+#define FEMUD_STOP_WAIT_NS (10ull * 1000000000ull)
 #define FEMUD_EAL_NOHUGE_MB "256"
 #define FEMUD_EAL_MIN_HUGE_MB 256
 
@@ -246,6 +249,56 @@ static void femud_image_save_all(struct femud *f)
 	femud_devtab_each(&f->devs, NULL, femud_image_save_one, NULL);
 }
 
+/* A stuck stop: what one device loses by it (devtab lock held). */
+static void femud_log_skipped(const struct femud_dev *d)
+{
+	if (d->opts->image != NULL && d->opts->image_save)
+		femud_log("dev %s: image save at stop (image_save=1) skipped: a poller may still "
+			  "write the device; %s keeps its previous content",
+			  d->opts->path, d->opts->image);
+	if (d->opts->image != NULL && __atomic_load_n(&d->saving, __ATOMIC_ACQUIRE) == 1)
+		femud_log("dev %s: the image save in progress is abandoned (%s keeps its previous "
+			  "content; a temporary file beside it may be left)",
+			  d->opts->path, d->opts->image);
+}
+
+/*
+ * Stop the pollers, at most FEMUD_STOP_WAIT_NS.  A poller that did not
+ * return still owns its queues and may write its devices at any moment:
+ * detaching them, an image save or freeing the backends would wait for it
+ * forever or race with it.  femud then exits at once, without the
+ * clean-stop steps: what was written to a mem_path medium is in its shared
+ * file mapping (the page cache keeps it); stale sockets are replaced at
+ * the next start.
+ */
+static void femud_stop_pollers(struct femud *f)
+{
+	unsigned stuck = pmd_pollers_stop_within(FEMUD_STOP_WAIT_NS);
+
+	if (stuck == 0)
+		return;
+	/* a control thread waiting for the poller may hold the table: no waiting for it */
+	if (pthread_mutex_trylock(&f->devs.lock) == 0) {
+		for (unsigned i = 0; i < FEMUD_MAX_DEVS; i++) {
+			if (f->devs.devs[i] != NULL)
+				femud_log_skipped(f->devs.devs[i]);
+		}
+		pthread_mutex_unlock(&f->devs.lock);
+	} else {
+		femud_log("device table busy (a control thread waits for a poller): image saves "
+			  "at stop (image_save=1) skipped for every device");
+	}
+	femud_log("%u poller%s did not stop within %llu s: exiting with status %d without a clean "
+		  "stop (in-flight requests not completed, no image save, counters not printed, "
+		  "sockets left for the next start to replace)",
+		  stuck, stuck == 1 ? "" : "s",
+		  (unsigned long long)(FEMUD_STOP_WAIT_NS / 1000000000ull),
+		  FEMUD_EXIT_POLLER_STUCK);
+	fflush(stdout);
+	fflush(stderr);
+	_exit(FEMUD_EXIT_POLLER_STUCK);
+}
+
 /*
  * Wait for SIGINT/SIGTERM; SIGUSR1 prints the counters, SIGUSR2 saves images,
  * and it goes on waiting.
@@ -266,7 +319,7 @@ static void femud_wait_for_stop(struct femud *f)
 		femud_print_stats(f);
 	}
 	femud_log("signal %d: stopping", sig);
-	pmd_pollers_stop();
+	femud_stop_pollers(f);
 }
 
 static void *femud_signal_thread(void *arg)

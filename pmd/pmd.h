@@ -101,8 +101,19 @@ int pmd_pollers_start(void);
  */
 void pmd_poller_run_main(void);
 
-/* Ask every poller to return, and wait for the worker lcores. */
+/* Ask every poller to return, and wait for the worker lcores (without a bound). */
 void pmd_pollers_stop(void);
+
+/*
+ * Ask every poller to return and wait at most timeout_ns (ns; UINT64_MAX:
+ * no bound) for all of them together.  Returns 0 once every poller has
+ * returned, else the number that did not; each of those is logged (lcore,
+ * whether it still sweeps, its thread's state and run-queue wait, its
+ * queues).  Such a poller still owns its queues: the caller must not detach
+ * them, close their devices or snapshot state a poller writes; exiting the
+ * process is what is left.
+ */
+unsigned pmd_pollers_stop_within(uint64_t timeout_ns);
 
 /*
  * Park every running poller between two sweeps and return once all are

@@ -28,6 +28,7 @@
 #include "pmd/pmd_clock.h"
 #include "pmd/poller.h"
 #include "pmd/poller_sleep.h"
+#include "pmd/thread_diag.h"
 
 /* Control messages a poller can have queued (rte_ring size, a power of 2). */
 #define CTL_RING_SIZE 1024
@@ -39,8 +40,10 @@
 /* ctl_wait(): first warning after this long, then one every CTL_WAIT_WARN_EVERY_NS. */
 #define CTL_WAIT_WARN_AFTER_NS PMD_NS_PER_S
 #define CTL_WAIT_WARN_EVERY_NS (10 * PMD_NS_PER_S)
-/* pmd_pollers_stop(): sleep between checks that the main lcore's loop has exited (us). */
-#define MAIN_EXIT_CHECK_US 100
+/* pmd_pollers_stop_within(): sleep between checks that the pollers' loops have exited (us). */
+#define STOP_CHECK_US 100
+/* pmd_pollers_stop_within(): queues of a poller that did not stop, listed at most. */
+#define STOP_LIST_QUEUES 8
 
 enum ctl_type { CTL_ATTACH, CTL_DETACH, CTL_CALL, CTL_PARK };
 
@@ -65,6 +68,7 @@ struct pmd_poller {
 	struct rte_ring *ctl __rte_cache_aligned;
 	volatile int stop;
 	volatile int exited;
+	pid_t tid;    /* its thread (set when its loop starts; 0 before), for reports */
 	bool running; /* under poller_lock */
 	bool is_main;
 	unsigned lcore;
@@ -94,8 +98,9 @@ unsigned pmd_poller_count(void)
  */
 static void ctl_wait(const struct pmd_poller *p, struct ctl_msg *m)
 {
+	struct pmd_thread_sample th[2];
 	uint64_t t0 = 0, next = 0, sweeps = 0;
-	unsigned spins = 0;
+	unsigned spins = 0, cur = 0;
 
 	while (!__atomic_load_n(&m->done, __ATOMIC_ACQUIRE)) {
 		uint64_t now, s;
@@ -113,12 +118,20 @@ static void ctl_wait(const struct pmd_poller *p, struct ctl_msg *m)
 			t0 = now;
 			next = now + CTL_WAIT_WARN_AFTER_NS;
 			sweeps = s;
+			pmd_thread_sample(__atomic_load_n(&p->tid, __ATOMIC_ACQUIRE), &th[cur]);
 		} else if (now >= next) {
+			pid_t tid = __atomic_load_n(&p->tid, __ATOMIC_ACQUIRE);
+			char what[256];
+
+			/* what the kernel says about the poller's thread since the last look */
+			pmd_thread_sample(tid, &th[cur ^ 1]);
+			pmd_thread_describe(tid, &th[cur], &th[cur ^ 1], what, sizeof(what));
+			cur ^= 1;
 			PMD_LOG(WARNING,
 				"poller %u (lcore %u) has not taken a control message for %" PRIu64
-				" s (%s)",
+				" s (%s; %s)",
 				p->idx, p->lcore, (uint64_t)((now - t0) / PMD_NS_PER_S),
-				s != sweeps ? "still sweeping" : "no sweep finished");
+				s != sweeps ? "still sweeping" : "no sweep finished", what);
 			next = now + CTL_WAIT_WARN_EVERY_NS;
 			sweeps = s;
 		}
@@ -197,6 +210,7 @@ static int poller_loop(void *arg)
 	struct pmd_poller *p = arg;
 	uint64_t pass_end = pmd_now_ns();
 
+	__atomic_store_n(&p->tid, pmd_thread_self(), __ATOMIC_RELEASE);
 	while (!__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE)) {
 		unsigned work = 0;
 		uint64_t now;
@@ -428,32 +442,97 @@ void pmd_poller_run_main(void)
 	}
 }
 
-void pmd_pollers_stop(void)
+/* Has p's loop returned (and, for a worker lcore, is the lcore free again)? */
+static bool poller_has_exited(const struct pmd_poller *p)
 {
-	unsigned i;
+	if (!__atomic_load_n(&p->exited, __ATOMIC_ACQUIRE))
+		return false;
+	return p->is_main || rte_eal_get_lcore_state(p->lcore) != RUNNING;
+}
 
+/* Log what is known of a poller that did not stop within the wait (started at before). */
+static void poller_report_stuck(const struct pmd_poller *p, const struct pmd_thread_sample *before,
+				uint64_t sweeps_before, uint64_t waited_ns)
+{
+	pid_t tid = __atomic_load_n(&p->tid, __ATOMIC_ACQUIRE);
+	unsigned nvq = __atomic_load_n(&p->nvq, __ATOMIC_RELAXED);
+	uint64_t sweeps = PMD_CTR_READ(p->st.sweeps);
+	struct pmd_thread_sample now;
+	char what[256], queues[512] = "";
+	size_t n = 0;
+
+	pmd_thread_sample(tid, &now);
+	pmd_thread_describe(tid, before, &now, what, sizeof(what));
+	/* its list does not change while it does not take control messages */
+	for (unsigned i = 0; i < nvq && i < STOP_LIST_QUEUES && n < sizeof(queues); i++)
+		n += (size_t)snprintf(queues + n, sizeof(queues) - n, "%s%s queue %u",
+				      i ? ", " : "", p->vqs[i]->name, p->vqs[i]->qid);
+	if (nvq > STOP_LIST_QUEUES && n < sizeof(queues))
+		snprintf(queues + n, sizeof(queues) - n, ", ... (%u in all)", nvq);
+	PMD_LOG(ERR,
+		"poller %u (lcore %u) did not stop within %.1f s: %s (sweeps %" PRIu64 ", %" PRIu64
+		" in the wait); %s; its queues: %s",
+		p->idx, p->lcore, (double)waited_ns / 1e9,
+		sweeps != sweeps_before ? "still sweeping" : "no sweep finished", sweeps,
+		sweeps - sweeps_before, what, nvq ? queues : "none");
+}
+
+unsigned pmd_pollers_stop_within(uint64_t timeout_ns)
+{
+	struct pmd_thread_sample before[PMD_MAX_POLLERS];
+	uint64_t sweeps[PMD_MAX_POLLERS];
+	bool wait[PMD_MAX_POLLERS] = {false};
+	uint64_t t0 = pmd_now_ns();
+	unsigned i, left, stuck = 0;
+
+	/* every poller is asked first: they stop side by side, within one bound */
+	pthread_mutex_lock(&poller_lock);
 	for (i = 0; i < npollers; i++) {
 		struct pmd_poller *p = pollers[i];
 
-		pthread_mutex_lock(&poller_lock);
-		if (!p->running) {
-			pthread_mutex_unlock(&poller_lock);
+		if (!p->running)
 			continue;
-		}
-		pthread_mutex_unlock(&poller_lock);
+		wait[i] = true;
+		sweeps[i] = PMD_CTR_READ(p->st.sweeps);
+		pmd_thread_sample(__atomic_load_n(&p->tid, __ATOMIC_ACQUIRE), &before[i]);
 		__atomic_store_n(&p->stop, 1, __ATOMIC_RELEASE);
 		pmd_sleep_wake(&p->sleep);
-		if (p->is_main) {
-			while (!__atomic_load_n(&p->exited, __ATOMIC_ACQUIRE))
-				usleep(MAIN_EXIT_CHECK_US);
-		} else {
-			rte_eal_wait_lcore(p->lcore);
+	}
+	pthread_mutex_unlock(&poller_lock);
+	do {
+		left = 0;
+		for (i = 0; i < npollers; i++) {
+			if (wait[i] && !poller_has_exited(pollers[i]))
+				left++;
 		}
+		if (left == 0 || pmd_now_ns() - t0 >= timeout_ns)
+			break;
+		usleep(STOP_CHECK_US);
+	} while (true);
+	for (i = 0; i < npollers; i++) {
+		struct pmd_poller *p = pollers[i];
+
+		if (!wait[i])
+			continue;
+		if (!poller_has_exited(p)) {
+			/* still running: it keeps its queues, nobody else may touch them */
+			poller_report_stuck(p, &before[i], sweeps[i], pmd_now_ns() - t0);
+			stuck++;
+			continue;
+		}
+		if (!p->is_main)
+			rte_eal_wait_lcore(p->lcore);
 		pthread_mutex_lock(&poller_lock);
 		p->running = false;
 		poller_drain_ctl(p);
 		pthread_mutex_unlock(&poller_lock);
 	}
+	return stuck;
+}
+
+void pmd_pollers_stop(void)
+{
+	pmd_pollers_stop_within(UINT64_MAX);
 }
 
 unsigned pmd_pollers_stats(struct pmd_poller_snap *out, unsigned max)

@@ -6,16 +6,21 @@
  * attach/detach while the pollers are stopped are applied directly; an
  * adaptive poller sleeps when idle, a kick wakes it, and attach, detach and
  * stop wake it too; a queue gets one call when its poller takes it; the
- * longest pass shows in pass_gap_ns_max.
+ * longest pass shows in pass_gap_ns_max; a poller that does not return
+ * bounds a stop and is reported.
  * Needs EAL with two lcores (--no-huge, no PCI, no shared files).
  */
 #include <criterion/criterion.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rte_eal.h>
 #include <rte_lcore.h>
+#include <rte_log.h>
 
 #include "fake_guest.h"
 #include "pmd/pmd.h"
@@ -305,4 +310,101 @@ Test(poller, a_long_pass_shows_in_pass_gap_ns_max, .init = eal_up)
 	pmd_poller_call(0, stall_50ms, NULL);
 	cr_assert_geq(poller_snap().st.pass_gap_ns_max, 50000000ull);
 	pmd_pollers_stop();
+}
+
+static int hold_go, held;
+
+/* On the poller: do not return until hold_go (a poller stuck in a pass). */
+static void hold_poller(void *arg)
+{
+	(void)arg;
+	__atomic_store_n(&held, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&hold_go, __ATOMIC_ACQUIRE))
+		usleep(1000);
+}
+
+static void *call_hold(void *arg)
+{
+	(void)arg;
+	pmd_poller_call(0, hold_poller, NULL);
+	return NULL;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Wait up to 5 s for needle in the log stream (flushed). */
+static bool log_has(FILE *f, char **buf, const char *needle)
+{
+	for (int i = 0; i < 500; i++) {
+		fflush(f);
+		if (*buf != NULL && strstr(*buf, needle) != NULL)
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+/*
+ * A poller that does not return (here: a control call that blocks on it)
+ * keeps pmd_pollers_stop_within() no longer than its bound: it returns the
+ * number not stopped and logs the poller, that it finished no sweep, its
+ * thread's state and its queues; the control thread waiting for it says
+ * the same every 10 s.  Once the poller returns, a second stop stops it.
+ */
+Test(poller, a_poller_that_does_not_return_bounds_the_stop_and_is_reported, .init = eal_up)
+{
+	unsigned lcore = rte_get_next_lcore(-1, 1, 0);
+	char *log = NULL;
+	size_t loglen = 0;
+	FILE *mem = open_memstream(&log, &loglen);
+	char want[64];
+	struct pmd_vq *q;
+	pthread_t t;
+	uint64_t t0, took;
+
+	cr_assert_not_null(mem);
+	rte_log_set_global_level(RTE_LOG_INFO);
+	cr_assert_eq(rte_openlog_stream(mem), 0);
+	cr_assert_eq(pmd_init(&lcore, 1, false), 0);
+	cr_assert_eq(pmd_pollers_start(), 0);
+	q = new_q();
+	q->name = "/tmp/held.sock";
+	cr_assert_eq(pmd_poller_attach(0, q), 0);
+	cr_assert_eq(pthread_create(&t, NULL, call_hold, NULL), 0);
+	while (!__atomic_load_n(&held, __ATOMIC_ACQUIRE))
+		usleep(1000);
+
+	t0 = mono_ns();
+	cr_assert_eq(pmd_pollers_stop_within(200000000ull), 1);
+	took = mono_ns() - t0;
+	cr_assert_geq(took, 200000000ull);
+	cr_assert_lt(took, 3000000000ull, "the stop took %llu ns", (unsigned long long)took);
+	snprintf(want, sizeof(want), "poller 0 (lcore %u) did not stop within 0.", lcore);
+	cr_assert(log_has(mem, &log, want), "%s", log);
+	cr_assert(log_has(mem, &log, ": no sweep finished (sweeps "), "%s", log);
+	/* it sleeps in usleep: state S in a syscall */
+	cr_assert(log_has(mem, &log, " state S, in syscall "), "%s", log);
+	cr_assert(log_has(mem, &log, "its queues: /tmp/held.sock queue 0"), "%s", log);
+	/* the caller of the control message is still waiting: its warning after 1 s */
+	snprintf(want, sizeof(want), "poller 0 (lcore %u) has not taken a control message", lcore);
+	cr_assert(log_has(mem, &log, want), "%s", log);
+	cr_assert(log_has(mem, &log, "(no sweep finished; thread "), "%s", log);
+
+	__atomic_store_n(&hold_go, 1, __ATOMIC_RELEASE);
+	cr_assert_eq(pthread_join(t, NULL), 0);
+	cr_assert_eq(pmd_pollers_stop_within(UINT64_MAX), 0, "the poller returned: stopped now");
+	post_read(0);
+	usleep(20000);
+	cr_assert_eq(e.r.used->idx, 0, "a stopped poller still serves");
+	pmd_poller_detach(q);
+	pmd_vq_free(q);
+	rte_openlog_stream(NULL);
+	fclose(mem);
+	free(log);
 }
