@@ -225,6 +225,25 @@ static bool queue_rings_ok(struct pmd_conn *c, uint16_t qid, const struct pmd_vq
 	return false;
 }
 
+/* A notifier fd of queue qid made non-blocking (pmd_guard_notify_nonblock); false: unusable. */
+static bool queue_notify_nonblock(struct pmd_conn *c, uint16_t qid, int fd, const char *which)
+{
+	int rc = pmd_guard_notify_nonblock(fd);
+
+	if (rc == 1)
+		PMD_LOG(
+		    WARNING,
+		    "%s queue %u (connection %d): its %s eventfd was blocking; made non-blocking "
+		    "(a full counter must not block femud; the frontend shares the flag)",
+		    c->dev->path, qid, c->vid, which);
+	else if (rc < 0)
+		PMD_LOG(ERR,
+			"%s queue %u (connection %d): its %s fd cannot be made non-blocking: %s; "
+			"queue not started",
+			c->dev->path, qid, c->vid, which, strerror(-rc));
+	return rc >= 0;
+}
+
 /*
  * Read the vring and features from rte_vhost and check the rings against
  * the guest memory map mem; false if not usable (yet).
@@ -253,6 +272,9 @@ static bool queue_setup(struct pmd_conn *c, uint16_t qid, struct rte_vhost_memor
 			c->vid, why);
 		return false;
 	}
+	if (!queue_notify_nonblock(c, qid, vr.callfd, "call") ||
+	    !queue_notify_nonblock(c, qid, vr.kickfd, "kick"))
+		return false;
 	memset(s, 0, sizeof(*s));
 	s->desc = vr.desc;
 	s->avail = vr.avail;

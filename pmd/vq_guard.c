@@ -11,6 +11,8 @@
  * included, is inside one mapped region, and a region only when the file
  * behind it is long enough that no access can raise SIGBUS.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -308,4 +310,20 @@ const char *pmd_guard_notify_fds(int callfd, int kickfd)
 	if (!guard_is_eventfd(kickfd))
 		return "its kick fd is not an eventfd (SET_VRING_KICK)";
 	return NULL;
+}
+
+int pmd_guard_notify_nonblock(int fd)
+{
+	int fl;
+
+	if (fd < 0)
+		return 0;
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0)
+		return -errno;
+	if (fl & O_NONBLOCK)
+		return 0;
+	if (fcntl(fd, F_SETFL, fl | O_NONBLOCK) != 0)
+		return -errno;
+	return 1;
 }

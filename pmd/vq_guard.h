@@ -141,6 +141,16 @@ const char *pmd_guard_config_msg(const struct vhu_msg *msg);
 const char *pmd_guard_notify_fds(int callfd, int kickfd);
 
 /*
+ * Make a notifier eventfd non-blocking (fd < 0: nothing).  A write into an
+ * eventfd whose counter the frontend filled to its maximum blocks until
+ * someone reads it: a blocking call fd would stop a poller for good, a
+ * kick fd the control thread's read of it.  The flag belongs to the open
+ * file the frontend shares (QEMU's eventfds have it already).  Returns 0
+ * when it was non-blocking already, 1 when set now, or -errno.
+ */
+int pmd_guard_notify_nonblock(int fd);
+
+/*
  * The same rule for SET_VRING_CALL / SET_VRING_KICK before rte_vhost keeps
  * the fd (fds, nfds: what came with msg, nfds < 0 when unknown), so that the
  * frontend gets a NACK at once instead of a queue that never starts.  NULL

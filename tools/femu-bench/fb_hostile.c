@@ -1472,6 +1472,56 @@ static int c_call_fd_full_pipe(const struct fb_opts *o)
 	return 0;
 }
 
+/*
+ * A blocking eventfd whose counter the frontend filled to its maximum
+ * (0xfffffffffffffffe) as the queue's call fd.  It is an eventfd, as
+ * vhost-user wants, but a write of 1 into it blocks until someone reads
+ * it: a backend that writes its calls there stops its poller for good (and
+ * every queue on it, and a control thread that waits for it to take the
+ * next queue).  The backend must serve the requests without blocking (the
+ * calls are lost: the frontend's own doing); the liveness check after the
+ * case finds a blocked poller.
+ */
+static int c_call_fd_counter_full(const struct fb_opts *o)
+{
+	const uint64_t max = 0xfffffffffffffffeull;
+	struct hctx h;
+	int fd, evfd;
+	unsigned served = 0;
+	uint32_t id;
+
+	if (hctx_open(&h, o, false) < 0)
+		return -1;
+	fd = eventfd(0, EFD_CLOEXEC); /* blocking */
+	if (fd < 0 || write(fd, &max, sizeof(max)) != sizeof(max)) {
+		if (fd >= 0)
+			close(fd);
+		hctx_close(&h);
+		return failf("eventfd: %s", strerror(errno));
+	}
+	evfd = h.vq.call_fd;
+	h.vq.call_fd = fd;
+	vu_set_u64(&h.dev.conn, VHU_SET_FEATURES, h.dev.conn.features);
+	fb_dev_set_mem_table(&h.dev, &h.mem);
+	fb_dev_setup_vq(&h.dev, &h.vq);
+	vu_set_state(&h.dev.conn, VHU_SET_VRING_ENABLE, 0, 1);
+	vu_sync(&h.dev.conn);
+	for (uint16_t i = 0; i < 4; i++) { /* each completion wants a call */
+		want_call(&h);
+		fb_vq_submit(&h.vq, i, VIRTIO_BLK_T_IN, 8 * i, 4096);
+		fb_vq_kick(&h.vq);
+		if (wait_used(&h, o->timeout_ms, &id) == 1 && h.vq.status[i] == VIRTIO_BLK_S_OK)
+			served++;
+	}
+	h.vq.call_fd = evfd;
+	hctx_close(&h);
+	close(fd);
+	if (served != 4)
+		return failf("%u of 4 correct reads served with the call eventfd's counter full",
+			     served);
+	return 0;
+}
+
 /* Open fds of the backend process on the other end of sock (same host); -1: unknown. */
 static int backend_fd_count(int sock)
 {
@@ -1870,6 +1920,7 @@ static const struct hcase cases[] = {
     FN(inflight_queue_size_below_vring),
     FN(inflight_memfd_shrunk),
     FN(call_fd_full_pipe),
+    FN(call_fd_counter_full),
     FN(restart_replay_after_lost_call),
     FN(restart_after_lost_call),
     FN(fds_of_answered_messages_closed),
