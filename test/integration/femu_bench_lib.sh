@@ -60,15 +60,28 @@ start_femud_opts() {
 }
 
 # femud_threads PID: each thread's name, state, wait channel, CPU time and
-# run-queue wait (schedstat, ns), kernel stack, and with gdb the user stacks
-# (where a femud that does not answer or stop is stuck, or whether it is starved)
+# run-queue wait (schedstat, ns) and how both grew over the next second (a
+# starved thread waits ~1000 ms of it, a looping one runs), kernel stack,
+# and with gdb the user stacks (where a femud that does not answer or stop
+# is stuck, or whether it is starved)
 femud_threads() {
 	local t
+	declare -A s0
+	for t in /proc/"$1"/task/*; do s0[$t]=$(cat "$t/schedstat" 2>/dev/null); done
+	sleep 1
 	for t in /proc/"$1"/task/*; do
 		[ -r "$t/stat" ] || continue
+		local s1 d="" a b
+		s1=$(cat "$t/schedstat" 2>/dev/null)
+		if [ -n "${s0[$t]:-}" ] && [ -n "$s1" ]; then
+			read -ra a <<<"${s0[$t]}"
+			read -ra b <<<"$s1"
+			d=", in 1 s: ran $(((b[0] - a[0]) / 1000000)) ms, waited $(((b[1] - a[1]) / 1000000)) ms"
+		fi
 		echo "femud thread ${t##*/} $(cat "$t/comm" 2>/dev/null): state" \
 			"$(cut -d' ' -f3 "$t/stat" 2>/dev/null), wchan $(cat "$t/wchan" 2>/dev/null)," \
-			"schedstat (run, wait, slices) $(cat "$t/schedstat" 2>/dev/null)"
+			"syscall $(cut -d' ' -f1 "$t/syscall" 2>/dev/null)," \
+			"schedstat (run, wait, slices) $s1$d"
 		sed -n '1,8s/^/    /p' "$t/stack" 2>/dev/null
 	done
 	command -v gdb >/dev/null &&
