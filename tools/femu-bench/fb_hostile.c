@@ -1429,6 +1429,39 @@ static int c_inflight_memfd_shrunk(const struct fb_opts *o)
 }
 
 /*
+ * Start h's queue with fd as its call fd instead of the eventfd h made;
+ * returns that eventfd, to be put back before hctx_close().
+ */
+static int start_with_call_fd(struct hctx *h, int fd)
+{
+	int evfd = h->vq.call_fd;
+
+	h->vq.call_fd = fd;
+	vu_set_u64(&h->dev.conn, VHU_SET_FEATURES, h->dev.conn.features);
+	fb_dev_set_mem_table(&h->dev, &h->mem);
+	fb_dev_setup_vq(&h->dev, &h->vq);
+	vu_set_state(&h->dev.conn, VHU_SET_VRING_ENABLE, 0, 1);
+	vu_sync(&h->dev.conn);
+	return evfd;
+}
+
+/* Four 4 KiB reads, each wanting a call, waited for ms each: how many completed OK. */
+static unsigned reads_wanting_calls(struct hctx *h, unsigned ms)
+{
+	unsigned served = 0;
+	uint32_t id;
+
+	for (uint16_t i = 0; i < 4; i++) {
+		want_call(h);
+		fb_vq_submit(&h->vq, i, VIRTIO_BLK_T_IN, 8 * i, 4096);
+		fb_vq_kick(&h->vq);
+		if (wait_used(h, ms, &id) == 1 && h->vq.status[i] == VIRTIO_BLK_S_OK)
+			served++;
+	}
+	return served;
+}
+
+/*
  * A pipe that is full as the queue's call fd (vhost-user wants an eventfd):
  * a backend that writes its calls into it blocks its poller for good, and
  * every queue on that poller with it (the liveness check after the case
@@ -1439,7 +1472,6 @@ static int c_call_fd_full_pipe(const struct fb_opts *o)
 {
 	struct hctx h;
 	int p[2], evfd, fl;
-	uint32_t id;
 
 	if (hctx_open(&h, o, false) < 0)
 		return -1;
@@ -1452,19 +1484,8 @@ static int c_call_fd_full_pipe(const struct fb_opts *o)
 	while (write(p[1], &h, 1) == 1)
 		;
 	fcntl(p[1], F_SETFL, fl); /* blocking again, as the backend gets it */
-	evfd = h.vq.call_fd;
-	h.vq.call_fd = p[1];
-	vu_set_u64(&h.dev.conn, VHU_SET_FEATURES, h.dev.conn.features);
-	fb_dev_set_mem_table(&h.dev, &h.mem);
-	fb_dev_setup_vq(&h.dev, &h.vq);
-	vu_set_state(&h.dev.conn, VHU_SET_VRING_ENABLE, 0, 1);
-	vu_sync(&h.dev.conn);
-	for (uint16_t i = 0; i < 4; i++) { /* each completion wants a call */
-		want_call(&h);
-		fb_vq_submit(&h.vq, i, VIRTIO_BLK_T_IN, 8 * i, 4096);
-		fb_vq_kick(&h.vq);
-		wait_used(&h, H_CASE_WAIT_MS, &id); /* served or refused: either is fine */
-	}
+	evfd = start_with_call_fd(&h, p[1]);
+	reads_wanting_calls(&h, H_CASE_WAIT_MS); /* served or refused: either is fine */
 	h.vq.call_fd = evfd;
 	hctx_close(&h);
 	close(p[0]);
@@ -1487,8 +1508,7 @@ static int c_call_fd_counter_full(const struct fb_opts *o)
 	const uint64_t max = 0xfffffffffffffffeull;
 	struct hctx h;
 	int fd, evfd;
-	unsigned served = 0;
-	uint32_t id;
+	unsigned served;
 
 	if (hctx_open(&h, o, false) < 0)
 		return -1;
@@ -1499,20 +1519,8 @@ static int c_call_fd_counter_full(const struct fb_opts *o)
 		hctx_close(&h);
 		return failf("eventfd: %s", strerror(errno));
 	}
-	evfd = h.vq.call_fd;
-	h.vq.call_fd = fd;
-	vu_set_u64(&h.dev.conn, VHU_SET_FEATURES, h.dev.conn.features);
-	fb_dev_set_mem_table(&h.dev, &h.mem);
-	fb_dev_setup_vq(&h.dev, &h.vq);
-	vu_set_state(&h.dev.conn, VHU_SET_VRING_ENABLE, 0, 1);
-	vu_sync(&h.dev.conn);
-	for (uint16_t i = 0; i < 4; i++) { /* each completion wants a call */
-		want_call(&h);
-		fb_vq_submit(&h.vq, i, VIRTIO_BLK_T_IN, 8 * i, 4096);
-		fb_vq_kick(&h.vq);
-		if (wait_used(&h, o->timeout_ms, &id) == 1 && h.vq.status[i] == VIRTIO_BLK_S_OK)
-			served++;
-	}
+	evfd = start_with_call_fd(&h, fd);
+	served = reads_wanting_calls(&h, o->timeout_ms);
 	h.vq.call_fd = evfd;
 	hctx_close(&h);
 	close(fd);
