@@ -28,6 +28,7 @@
 #include "pmd/pmd_clock.h"
 #include "pmd/poller.h"
 #include "pmd/poller_sleep.h"
+#include "pmd/poller_watch.h"
 #include "pmd/thread_diag.h"
 
 /* Control messages a poller can have queued (rte_ring size, a power of 2). */
@@ -82,6 +83,9 @@ static uint64_t poll_idle_ns = PMD_IDLE_NS_DEFAULT;
 static pthread_mutex_t poller_lock = PTHREAD_MUTEX_INITIALIZER;
 /* pmd_pollers_park(): parked pollers spin until this is set (under poller_lock). */
 static int park_go;
+/* pmd_pollers_park() .. pmd_pollers_unpark(): pollers are held on purpose (read by the watchdog).
+ */
+static int parking;
 static struct ctl_msg park_msgs[PMD_MAX_POLLERS];
 
 unsigned pmd_poller_count(void)
@@ -384,6 +388,7 @@ void pmd_pollers_park(void)
 {
 	pthread_mutex_lock(&poller_lock);
 	__atomic_store_n(&park_go, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&parking, 1, __ATOMIC_RELEASE);
 	for (unsigned i = 0; i < npollers; i++) {
 		park_msgs[i] = (struct ctl_msg){.type = CTL_PARK};
 		if (!pollers[i]->running) {
@@ -401,6 +406,7 @@ void pmd_pollers_park(void)
 void pmd_pollers_unpark(void)
 {
 	__atomic_store_n(&park_go, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&parking, 0, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&poller_lock);
 }
 
@@ -429,6 +435,8 @@ int pmd_pollers_start(void)
 		}
 	}
 	pthread_mutex_unlock(&poller_lock);
+	if (rc == 0)
+		pmd_watch_start(); /* without it femud serves, unwatched (it said why) */
 	return rc;
 }
 
@@ -527,6 +535,9 @@ unsigned pmd_pollers_stop_within(uint64_t timeout_ns)
 		poller_drain_ctl(p);
 		pthread_mutex_unlock(&poller_lock);
 	}
+	/* only now: a poller blocked on a call fd during the wait was freed by it */
+	if (stuck == 0)
+		pmd_watch_stop();
 	return stuck;
 }
 
@@ -550,6 +561,25 @@ unsigned pmd_pollers_stats(struct pmd_poller_snap *out, unsigned max)
 #define POLLER_SNAP_(field, name, kind) out[i].st.field = PMD_CTR_READ(p->st.field);
 		PMD_POLLER_COUNTERS(POLLER_SNAP_)
 #undef POLLER_SNAP_
+	}
+	return i;
+}
+
+unsigned pmd_pollers_watch_snap(struct pmd_watch_poller *out, unsigned max)
+{
+	unsigned i;
+	bool parked = __atomic_load_n(&parking, __ATOMIC_ACQUIRE);
+
+	for (i = 0; i < npollers && i < max; i++) {
+		const struct pmd_poller *p = pollers[i];
+
+		out[i].idx = i;
+		out[i].lcore = p->lcore;
+		out[i].tid = __atomic_load_n(&p->tid, __ATOMIC_ACQUIRE);
+		out[i].sweeps = PMD_CTR_READ(p->st.sweeps);
+		out[i].running = __atomic_load_n(&p->running, __ATOMIC_ACQUIRE) &&
+				 !__atomic_load_n(&p->exited, __ATOMIC_ACQUIRE);
+		out[i].parked = parked;
 	}
 	return i;
 }

@@ -58,8 +58,17 @@ void pmd_thread_sample(pid_t tid, struct pmd_thread_sample *s)
 		s->wait_ns = wait;
 	}
 	/* "running", or "NR args... sp pc" (NR -1: blocked outside a syscall) */
-	if (task_read(tid, "syscall", buf, sizeof(buf)) > 0)
-		s->syscall = strncmp(buf, "running", 7) == 0 ? -1 : strtol(buf, NULL, 10);
+	if (task_read(tid, "syscall", buf, sizeof(buf)) > 0) {
+		char *end;
+
+		if (strncmp(buf, "running", 7) == 0) {
+			s->syscall = -1;
+		} else {
+			s->syscall = strtol(buf, &end, 10);
+			if (s->syscall >= 0)
+				s->arg0 = strtoull(end, NULL, 16); /* " 0x7 ..." */
+		}
+	}
 	if (task_read(tid, "wchan", s->wchan, sizeof(s->wchan)) <= 0)
 		s->wchan[0] = '\0';
 }

@@ -23,6 +23,7 @@ struct pmd_thread_sample {
 	uint64_t run_ns;  /* time on a CPU, ns */
 	uint64_t wait_ns; /* time runnable but waiting on a run queue, ns */
 	long syscall;	  /* syscall number it is blocked in; -1: none (user space); -2: unknown */
+	uint64_t arg0;	  /* that syscall's first argument (a write's fd); 0 when syscall < 0 */
 	char wchan[48];	  /* kernel function it sleeps in ("0": none); "" unknown */
 	uint64_t at_ns;	  /* CLOCK_MONOTONIC when sampled, ns */
 };

@@ -24,7 +24,11 @@
 #include <rte_malloc.h>
 
 #include "pmd/pmd_log.h"
+#include "pmd/poller_watch.h"
 #include "pmd/vq.h"
+
+/* The watchdog's posts of call fds it freed (poller_watch.h), read after a call write. */
+int pmd_watch_rescued[PMD_MAX_POLLERS] __attribute__((aligned(64)));
 
 /*
  * Cost breakdown builds time each phase with the TSC (rdtscp: it waits for
@@ -439,6 +443,9 @@ static void vq_call(struct pmd_vq *q)
 		PMD_CTR_INC(q->st.calls);
 	else
 		PMD_CTR_INC(q->st.call_errors);
+	if (unlikely(pmd_watch_take_rescue(q->poller, q->callfd)))
+		vq_break(q, "its call eventfd blocked the poller's write (the frontend made it "
+			    "blocking and filled its counter)");
 }
 
 void pmd_vq_notify_start(struct pmd_vq *q)

@@ -276,14 +276,13 @@ const char *pmd_guard_config_msg(const struct vhu_msg *msg)
 	return NULL;
 }
 
-/* Is fd an eventfd (or -1, none)? */
-static bool guard_is_eventfd(int fd)
+bool pmd_guard_fd_is_eventfd(int fd)
 {
 	char path[64], link[64];
 	ssize_t n;
 
 	if (fd < 0)
-		return true;
+		return false;
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	n = readlink(path, link, sizeof(link) - 1);
 	if (n <= 0)
@@ -297,7 +296,8 @@ const char *pmd_guard_notify_msg(const struct vhu_msg *msg, const int *fds, int 
 	if (msg->request != VHU_SET_VRING_CALL && msg->request != VHU_SET_VRING_KICK)
 		return NULL;
 	/* no fd (polling), or fds femud cannot see: left to rte_vhost and queue start */
-	if ((msg->payload.u64 & VHU_VRING_NOFD) || nfds < 1 || guard_is_eventfd(fds[0]))
+	if ((msg->payload.u64 & VHU_VRING_NOFD) || nfds < 1 || fds[0] < 0 ||
+	    pmd_guard_fd_is_eventfd(fds[0]))
 		return NULL;
 	return msg->request == VHU_SET_VRING_CALL ? "the call fd is not an eventfd"
 						  : "the kick fd is not an eventfd";
@@ -305,9 +305,9 @@ const char *pmd_guard_notify_msg(const struct vhu_msg *msg, const int *fds, int 
 
 const char *pmd_guard_notify_fds(int callfd, int kickfd)
 {
-	if (!guard_is_eventfd(callfd))
+	if (callfd >= 0 && !pmd_guard_fd_is_eventfd(callfd))
 		return "its call fd is not an eventfd (SET_VRING_CALL)";
-	if (!guard_is_eventfd(kickfd))
+	if (kickfd >= 0 && !pmd_guard_fd_is_eventfd(kickfd))
 		return "its kick fd is not an eventfd (SET_VRING_KICK)";
 	return NULL;
 }

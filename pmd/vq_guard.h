@@ -140,6 +140,9 @@ const char *pmd_guard_config_msg(const struct vhu_msg *msg);
  */
 const char *pmd_guard_notify_fds(int callfd, int kickfd);
 
+/* Is fd (>= 0) an eventfd of this process?  Reads /proc: control paths only. */
+bool pmd_guard_fd_is_eventfd(int fd);
+
 /*
  * Make a notifier eventfd non-blocking (fd < 0: nothing).  A write into an
  * eventfd whose counter the frontend filled to its maximum blocks until

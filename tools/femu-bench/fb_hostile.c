@@ -1530,6 +1530,52 @@ static int c_call_fd_counter_full(const struct fb_opts *o)
 	return 0;
 }
 
+/*
+ * The call eventfd is a plain blocking one when the queue starts (a
+ * backend may make it non-blocking: the flag belongs to the open file both
+ * sides share).  Once four reads were served, the frontend makes it
+ * blocking again and fills its counter (0xfffffffffffffffe), then asks for
+ * more reads and calls: a backend that writes its next call there blocks
+ * until someone reads the eventfd, and every queue it serves from that
+ * thread with it.  It may stop this queue; the liveness check after the
+ * case (a new connection, on the same poller when the backend has one)
+ * finds a backend that stays blocked.
+ */
+static int c_call_fd_blocking_after_start(const struct fb_opts *o)
+{
+	const uint64_t max = 0xfffffffffffffffeull;
+	struct hctx h;
+	uint64_t v;
+	int fd, evfd, fl, rc = 0;
+	unsigned served;
+
+	if (hctx_open(&h, o, false) < 0)
+		return -1;
+	fd = eventfd(0, EFD_CLOEXEC); /* blocking */
+	if (fd < 0) {
+		hctx_close(&h);
+		return failf("eventfd: %s", strerror(errno));
+	}
+	evfd = start_with_call_fd(&h, fd);
+	served = reads_wanting_calls(&h, o->timeout_ms);
+	if (served != 4)
+		rc = failf("%u of 4 correct reads served before the call fd was made blocking",
+			   served);
+	/* drain what the backend wrote, fill the counter, blocking again */
+	fl = fcntl(fd, F_GETFL);
+	if (rc == 0 && (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) != 0 ||
+			(read(fd, &v, sizeof(v)) < 0 && errno != EAGAIN) ||
+			write(fd, &max, sizeof(max)) != sizeof(max) ||
+			fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0))
+		rc = failf("filling the call eventfd: %s", strerror(errno));
+	if (rc == 0)
+		reads_wanting_calls(&h, H_CASE_WAIT_MS); /* served or the queue stopped: either */
+	h.vq.call_fd = evfd;
+	hctx_close(&h);
+	close(fd);
+	return rc;
+}
+
 /* Open fds of the backend process on the other end of sock (same host); -1: unknown. */
 static int backend_fd_count(int sock)
 {
@@ -1929,6 +1975,7 @@ static const struct hcase cases[] = {
     FN(inflight_memfd_shrunk),
     FN(call_fd_full_pipe),
     FN(call_fd_counter_full),
+    FN(call_fd_blocking_after_start),
     FN(restart_replay_after_lost_call),
     FN(restart_after_lost_call),
     FN(fds_of_answered_messages_closed),

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_thread_diag.c - sampling a thread of this process (pmd/thread_diag.h):
- * a thread blocked in read() shows state S and the read syscall, a spinning
+ * a thread blocked in read() shows state S, the read syscall and its fd, a spinning
  * one state R and the CPU time it used between two samples, a thread that
  * is gone is said to be.
  */
@@ -55,6 +55,7 @@ Test(thread_diag, a_thread_blocked_in_read_is_sleeping_in_that_syscall)
 	cr_assert(s.ok);
 	cr_assert_eq(s.state, 'S');
 	cr_assert_eq(s.syscall, SYS_read, "syscall %ld", s.syscall);
+	cr_assert_eq(s.arg0, (uint64_t)pipefd[0], "its fd: %llu", (unsigned long long)s.arg0);
 	pmd_thread_describe(tid, NULL, &s, line, sizeof(line));
 	cr_assert_not_null(strstr(line, "state S, in syscall 0 (wchan "), "%s", line);
 	cr_assert_eq(write(pipefd[1], "x", 1), 1);
