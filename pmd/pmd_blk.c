@@ -16,7 +16,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,14 +100,7 @@ static struct pmd_conn *conn_of_vid(int vid)
  */
 static uint64_t kicks_drain(int kickfd)
 {
-	struct pollfd pfd = {.fd = kickfd, .events = POLLIN};
-	uint64_t n = 0;
-
-	if (kickfd < 0 || poll(&pfd, 1, 0) != 1 || !(pfd.revents & POLLIN))
-		return 0;
-	if (read(kickfd, &n, sizeof(n)) != sizeof(n))
-		return 0;
-	return n;
+	return pmd_guard_eventfd_take(kickfd);
 }
 
 /* ---- queue lifecycle (ctl_lock held) ---- */

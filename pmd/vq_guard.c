@@ -13,9 +13,11 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "pmd/vq_guard.h"
@@ -310,6 +312,25 @@ const char *pmd_guard_notify_fds(int callfd, int kickfd)
 	if (kickfd >= 0 && !pmd_guard_fd_is_eventfd(kickfd))
 		return "its kick fd is not an eventfd (SET_VRING_KICK)";
 	return NULL;
+}
+
+uint64_t pmd_guard_eventfd_take(int fd)
+{
+	uint64_t n = 0;
+	struct iovec iov = {.iov_base = &n, .iov_len = sizeof(n)};
+	struct pollfd pfd = {.fd = fd, .events = POLLIN};
+
+	if (fd < 0)
+		return 0;
+	if (preadv2(fd, &iov, 1, -1, RWF_NOWAIT) == (ssize_t)sizeof(n))
+		return n;
+	if (errno != EOPNOTSUPP)
+		return 0; /* EAGAIN: nothing counted */
+	/* a kernel whose eventfd does not take RWF_NOWAIT: the readiness check narrows the race */
+	if (poll(&pfd, 1, 0) != 1 || !(pfd.revents & POLLIN) ||
+	    read(fd, &n, sizeof(n)) != (ssize_t)sizeof(n))
+		return 0;
+	return n;
 }
 
 int pmd_guard_notify_nonblock(int fd)

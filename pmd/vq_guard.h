@@ -154,6 +154,14 @@ bool pmd_guard_fd_is_eventfd(int fd);
 int pmd_guard_notify_nonblock(int fd);
 
 /*
+ * Read and reset an eventfd's counter without waiting, whatever its
+ * O_NONBLOCK flag says (the frontend shares it and may have cleared it, or
+ * read the counter between a readiness check and the read): preadv2 with
+ * RWF_NOWAIT.  Returns the counter, 0 when it was 0 or fd < 0.
+ */
+uint64_t pmd_guard_eventfd_take(int fd);
+
+/*
  * The same rule for SET_VRING_CALL / SET_VRING_KICK before rte_vhost keeps
  * the fd (fds, nfds: what came with msg, nfds < 0 when unknown), so that the
  * frontend gets a NACK at once instead of a queue that never starts.  NULL

@@ -8,6 +8,8 @@
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -443,4 +445,25 @@ Test(vq_guard, vring_messages_checked_against_the_device)
 	cr_assert_not_null(pmd_guard_vring_msg(&msg, 2, buf, sizeof(buf)));
 	msg.request = VHU_SET_MEM_TABLE;
 	cr_assert_null(pmd_guard_vring_msg(&msg, 0, buf, sizeof(buf)));
+}
+
+/*
+ * The kick counter is read without waiting on an eventfd the frontend made
+ * blocking (a plain read of an empty one would never return: the timeout
+ * fails the test), and the frontend's flag is left as it was.
+ */
+Test(vq_guard, eventfd_taken_without_waiting_whatever_its_flag, .timeout = 10)
+{
+	const uint64_t three = 3;
+	int fd = eventfd(0, EFD_CLOEXEC); /* blocking */
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(pmd_guard_eventfd_take(fd), 0);
+	cr_assert_eq(write(fd, &three, sizeof(three)), sizeof(three));
+	cr_assert_eq(write(fd, &three, sizeof(three)), sizeof(three));
+	cr_assert_eq(pmd_guard_eventfd_take(fd), 6);
+	cr_assert_eq(pmd_guard_eventfd_take(fd), 0);
+	cr_assert_eq(fcntl(fd, F_GETFL) & O_NONBLOCK, 0, "the frontend's flag is untouched");
+	cr_assert_eq(pmd_guard_eventfd_take(-1), 0);
+	close(fd);
 }
