@@ -165,9 +165,9 @@ static int femud_eal_init(struct femud *f, const char *argv0)
  * pmd connect hook (rte_vhost's thread): attribute the connection to its
  * frontend process (pid, uid: logged), refuse it when the device's
  * allow_uid does not list the uid, remember it for list/stats, check where
- * it runs.
+ * it runs.  *sock_fd: the connection's socket, when found.
  */
-static int femud_on_connect(const char *path, void *arg)
+static int femud_on_connect(const char *path, void *arg, int *sock_fd)
 {
 	struct femud *f = arg;
 	struct femud_access access;
@@ -179,7 +179,7 @@ static int femud_on_connect(const char *path, void *arg)
 	femud_access_init(&access);
 	pthread_mutex_lock(&f->devs.lock);
 	d = femud_devtab_find(&f->devs, path);
-	have = femud_socket_peer_cred(path, d != NULL ? &d->peers : NULL, &cr);
+	have = femud_socket_peer_cred(path, d != NULL ? &d->peers : NULL, &cr, sock_fd);
 	if (d != NULL) {
 		access = d->opts->access;
 		d->peer_pid = have ? cr.pid : 0;

@@ -55,7 +55,8 @@ static bool peer_cred_of(int fd, struct ucred *cr)
 	return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, cr, &cl) == 0;
 }
 
-bool femud_socket_peer_cred(const char *path, struct femud_peer_known *known, struct ucred *cr)
+bool femud_socket_peer_cred(const char *path, struct femud_peer_known *known, struct ucred *cr,
+			    int *fd_out)
 {
 	DIR *d = opendir("/proc/self/fd");
 	struct femud_peer_known now = {.n = 0};
@@ -78,6 +79,8 @@ bool femud_socket_peer_cred(const char *path, struct femud_peer_known *known, st
 	}
 	if (best_fd >= 0)
 		found = peer_cred_of(best_fd, cr);
+	if (fd_out != NULL)
+		*fd_out = found ? best_fd : -1;
 	closedir(d);
 	if (known != NULL)
 		*known = now;
@@ -88,5 +91,5 @@ pid_t femud_socket_peer_pid(const char *path, struct femud_peer_known *known)
 {
 	struct ucred cr;
 
-	return femud_socket_peer_cred(path, known, &cr) ? cr.pid : 0;
+	return femud_socket_peer_cred(path, known, &cr, NULL) ? cr.pid : 0;
 }

@@ -2,7 +2,7 @@
 /*
  * peer.h - who is on the other end of a vhost-user socket: the pid of the
  * frontend (QEMU) connected to one of this process's accepted unix sockets,
- * from SO_PEERCRED.  Control path only (one thread).
+ * from SO_PEERCRED, and that socket.  Control path only (one thread).
  */
 #ifndef FEMUD_PEER_H
 #define FEMUD_PEER_H
@@ -29,9 +29,11 @@ pid_t femud_socket_peer_pid(const char *path, struct femud_peer_known *known);
 
 /*
  * The same lookup, giving the peer's pid, uid and gid (SO_PEERCRED) of the
- * newest connection on path; false when none is found.
+ * newest connection on path, and its accepted socket in *fd (fd may be
+ * NULL); false when none is found.
  */
 struct ucred;
-bool femud_socket_peer_cred(const char *path, struct femud_peer_known *known, struct ucred *cr);
+bool femud_socket_peer_cred(const char *path, struct femud_peer_known *known, struct ucred *cr,
+			    int *fd);
 
 #endif /* FEMUD_PEER_H */

@@ -129,9 +129,12 @@ void pmd_pollers_unpark(void);
  * Called on rte_vhost's control thread each time a frontend connects to the
  * device at `path`, before the connection is accepted (never on the I/O
  * path; may block briefly).  Returns 0 to accept it, negative to refuse it
- * (rte_vhost then closes it).  NULL: every connection is accepted.
+ * (rte_vhost then closes it).  NULL: every connection is accepted.  The
+ * hook sets *sock_fd to the connection's accepted socket when it can tell
+ * (rte_vhost does not say; -1 when unknown): femud then refuses the
+ * messages of a frontend that leaves its replies unread (pmd_blk.c).
  */
-typedef int (*pmd_connect_hook_t)(const char *path, void *arg);
+typedef int (*pmd_connect_hook_t)(const char *path, void *arg, int *sock_fd);
 void pmd_set_connect_hook(pmd_connect_hook_t fn, void *arg);
 
 /*

@@ -77,6 +77,7 @@ struct pmd_conn {
 	uint64_t inflight_size;	 /* its bytes (mmap_size) */
 	size_t inflight_page;	 /* the page size rte_vhost maps its file in */
 	bool superseded;	 /* a newer connection took over its rings: no queue starts again */
+	int sock_fd;		 /* its accepted socket (from the connect hook), -1: unknown */
 	struct pmd_vq *vq[PMD_MAX_QUEUES];
 	struct pmd_ring_id ring[PMD_MAX_QUEUES]; /* avail ring of each running queue */
 	struct rte_vhost_memory *mem[PMD_MAX_QUEUES];
@@ -647,6 +648,16 @@ static enum rte_vhost_msg_result pre_msg(int vid, void *arg)
 		return r;
 	}
 	dev = c->dev;
+	if (pmd_guard_replies_unread(c->sock_fd) > PMD_GUARD_UNREAD_MAX) {
+		/* rte_vhost would block on its next reply: no NACK, the connection is closed */
+		msg->flags &= ~VHU_FLAG_NEED_REPLY;
+		r = msg_refuse(c, msg,
+			       "its frontend leaves its replies unread (more than " RTE_STR(
+				   PMD_GUARD_UNREAD_MAX) " bytes); closing the connection");
+		pmd_vhu_fds_close(arg);
+		pthread_mutex_unlock(&ctl_lock);
+		return r;
+	}
 	if (c->mem_broken) {
 		/* no NACK: rte_vhost closes the connection */
 		msg->flags &= ~VHU_FLAG_NEED_REPLY;
@@ -793,11 +804,11 @@ static int on_new_connection(int vid)
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	struct pmd_conn *c = NULL;
 	struct pmd_blk *dev;
-	int rc = -1;
+	int rc = -1, sock_fd = -1;
 
 	if (vid < 0 || vid >= PMD_MAX_VID || rte_vhost_get_ifname(vid, path, sizeof(path)) != 0)
 		return -1;
-	if (connect_hook != NULL && connect_hook(path, connect_hook_arg) < 0)
+	if (connect_hook != NULL && connect_hook(path, connect_hook_arg, &sock_fd) < 0)
 		return -1; /* refused; the hook logged why */
 	pthread_mutex_lock(&ctl_lock);
 	dev = dev_of_path(path);
@@ -813,6 +824,10 @@ static int on_new_connection(int vid)
 	} else {
 		c->dev = dev;
 		c->vid = vid;
+		c->sock_fd = sock_fd;
+		if (sock_fd >= 0 && pmd_guard_sock_bound_reads(sock_fd) != 0)
+			PMD_LOG(WARNING, "%s: cannot bound the wait for a message's payload: %s",
+				path, strerror(errno));
 		by_vid[vid] = c;
 		if (dev->stats.live_conns++ > 0)
 			PMD_LOG(WARNING, "%s: %u frontends connected at once", path,

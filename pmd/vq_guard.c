@@ -13,10 +13,14 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/sockios.h>
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -331,6 +335,25 @@ uint64_t pmd_guard_eventfd_take(int fd)
 	    read(fd, &n, sizeof(n)) != (ssize_t)sizeof(n))
 		return 0;
 	return n;
+}
+
+int pmd_guard_replies_unread(int sock_fd)
+{
+	int n = 0;
+
+	if (sock_fd < 0 || ioctl(sock_fd, SIOCOUTQ, &n) != 0)
+		return 0;
+	return n;
+}
+
+int pmd_guard_sock_bound_reads(int sock_fd)
+{
+	struct timeval tv = {.tv_sec = PMD_GUARD_MSG_WAIT_MS / 1000,
+			     .tv_usec = (PMD_GUARD_MSG_WAIT_MS % 1000) * 1000};
+
+	if (setsockopt(sock_fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) != 0)
+		return -errno;
+	return 0;
 }
 
 int pmd_guard_notify_nonblock(int fd)

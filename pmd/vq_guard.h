@@ -162,6 +162,31 @@ int pmd_guard_notify_nonblock(int fd);
 uint64_t pmd_guard_eventfd_take(int fd);
 
 /*
+ * Replies a frontend has not read yet, bytes (the kernel's accounting of
+ * what was sent on sock_fd and not yet received; SIOCOUTQ); 0 when sock_fd
+ * < 0 or unknown.  rte_vhost sends replies with a blocking sendmsg on the
+ * one thread that serves every vhost-user socket: a frontend that asks and
+ * never reads fills its socket and that thread then waits for it, holding
+ * every other connection.  Past PMD_GUARD_UNREAD_MAX its messages are
+ * refused and the connection closed, long before the socket is full.  A
+ * frontend that reads its replies stays near 0.
+ */
+#define PMD_GUARD_UNREAD_MAX 65536
+int pmd_guard_replies_unread(int sock_fd);
+
+/*
+ * Bound how long a read on a frontend's socket may wait (SO_RCVTIMEO,
+ * PMD_GUARD_MSG_WAIT_MS).  rte_vhost reads a message's header when the
+ * socket is readable, then its payload with a blocking read: a frontend
+ * that sends a header and holds back the payload would hold the thread
+ * that serves every vhost-user socket.  With the bound the read fails and
+ * rte_vhost closes that connection.  A frontend sends header and payload
+ * together (QEMU: one write), so it never waits.  0 or -errno.
+ */
+#define PMD_GUARD_MSG_WAIT_MS 1000
+int pmd_guard_sock_bound_reads(int sock_fd);
+
+/*
  * The same rule for SET_VRING_CALL / SET_VRING_KICK before rte_vhost keeps
  * the fd (fds, nfds: what came with msg, nfds < 0 when unknown), so that the
  * frontend gets a NACK at once instead of a queue that never starts.  NULL

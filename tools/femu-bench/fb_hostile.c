@@ -1576,6 +1576,82 @@ static int c_call_fd_blocking_after_start(const struct fb_opts *o)
 	return rc;
 }
 
+/*
+ * A frontend that sends messages wanting a reply (GET_FEATURES) and never
+ * reads the replies: once its socket's buffer is full, a backend that
+ * writes replies with a blocking send waits for this frontend, and when one
+ * thread serves every connection (DPDK's rte_vhost), no other frontend of
+ * any device is answered.  The backend may close this connection; a second
+ * one opened while this one still holds its unread replies must be served.
+ */
+static int c_replies_never_read(const struct fb_opts *o)
+{
+	const uint32_t msg[3] = {VHU_GET_FEATURES, VHU_FLAG_VERSION, 0};
+	uint64_t end = fb_now_ns() + 2000000000ull;
+	unsigned sent = 0;
+	struct hctx h;
+	int fd, fl, rc;
+
+	if (hctx_open(&h, o, false) < 0)
+		return -1;
+	fd = h.dev.conn.fd;
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) != 0) {
+		hctx_close(&h);
+		return failf("O_NONBLOCK: %s", strerror(errno));
+	}
+	/* until the backend stops reading them (its replies fill our socket) or 2 s */
+	while (sent < 200000 && fb_now_ns() < end) {
+		if (send(fd, msg, sizeof(msg), MSG_NOSIGNAL) == (ssize_t)sizeof(msg))
+			sent++;
+		else if (errno == EAGAIN)
+			usleep(1000);
+		else
+			break; /* closed by the backend: allowed */
+	}
+	rc = alive(o);
+	if (rc != 0) {
+		char tmp[sizeof(why)];
+
+		snprintf(tmp, sizeof(tmp), "%s", why);
+		failf("%s (after %u unread GET_FEATURES on a connection still open)", tmp, sent);
+	}
+	hctx_close(&h);
+	return rc;
+}
+
+/*
+ * A frontend sends a message header announcing an 8-byte payload
+ * (SET_FEATURES) and then neither the payload nor anything else, with the
+ * connection left open.  A backend that reads the payload with a blocking
+ * read waits for it for good, and when one thread serves every connection
+ * (DPDK's rte_vhost), no other frontend of any device is answered.  A
+ * second connection opened meanwhile must be served.
+ */
+static int c_payload_never_sent(const struct fb_opts *o)
+{
+	const uint32_t hdr[3] = {VHU_SET_FEATURES, VHU_FLAG_VERSION, 8};
+	struct hctx h;
+	int rc;
+
+	if (hctx_open(&h, o, false) < 0)
+		return -1;
+	if (send(h.dev.conn.fd, hdr, sizeof(hdr), MSG_NOSIGNAL) != (ssize_t)sizeof(hdr)) {
+		hctx_close(&h);
+		return failf("send: %s", strerror(errno));
+	}
+	usleep(100000); /* the backend is in its read of the payload by now */
+	rc = alive(o);
+	if (rc != 0) {
+		char tmp[sizeof(why)];
+
+		snprintf(tmp, sizeof(tmp), "%s", why);
+		failf("%s (a header without its payload on a connection still open)", tmp);
+	}
+	hctx_close(&h);
+	return rc;
+}
+
 /* Open fds of the backend process on the other end of sock (same host); -1: unknown. */
 static int backend_fd_count(int sock)
 {
@@ -1976,6 +2052,8 @@ static const struct hcase cases[] = {
     FN(call_fd_full_pipe),
     FN(call_fd_counter_full),
     FN(call_fd_blocking_after_start),
+    FN(replies_never_read),
+    FN(payload_never_sent),
     FN(restart_replay_after_lost_call),
     FN(restart_after_lost_call),
     FN(fds_of_answered_messages_closed),

@@ -8,9 +8,11 @@
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "pmd/vq_guard.h"
@@ -466,4 +468,63 @@ Test(vq_guard, eventfd_taken_without_waiting_whatever_its_flag, .timeout = 10)
 	cr_assert_eq(fcntl(fd, F_GETFL) & O_NONBLOCK, 0, "the frontend's flag is untouched");
 	cr_assert_eq(pmd_guard_eventfd_take(-1), 0);
 	close(fd);
+}
+
+/*
+ * Unread replies are counted on the sender's side and fall to 0 once the
+ * frontend reads them; with 20-byte replies (GET_FEATURES) the limit is
+ * passed while sends still go through, i.e. before rte_vhost's blocking
+ * send would wait.
+ */
+Test(vq_guard, unread_replies_counted_and_limit_below_a_full_socket)
+{
+	const uint8_t reply[20] = {1};
+	uint8_t buf[4096];
+	int sv[2], most = 0, sent = 0;
+
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv), 0);
+	cr_assert_eq(pmd_guard_replies_unread(sv[0]), 0);
+	cr_assert_eq(send(sv[0], reply, sizeof(reply), 0), sizeof(reply));
+	cr_assert_gt(pmd_guard_replies_unread(sv[0]), 0);
+	cr_assert_eq(read(sv[1], buf, sizeof(buf)), sizeof(reply));
+	cr_assert_eq(pmd_guard_replies_unread(sv[0]), 0, "read: nothing unread");
+	/* the frontend never reads: fill until the socket is full */
+	while (send(sv[0], reply, sizeof(reply), 0) == sizeof(reply)) {
+		int n = pmd_guard_replies_unread(sv[0]);
+
+		sent++;
+		if (n > most)
+			most = n;
+		cr_assert_lt(sent, 1000000);
+	}
+	cr_assert_eq(errno, EAGAIN);
+	cr_assert_gt(most, PMD_GUARD_UNREAD_MAX, "full at %d unread bytes (%d replies)", most,
+		     sent);
+	while (read(sv[1], buf, sizeof(buf)) > 0)
+		;
+	cr_assert_eq(pmd_guard_replies_unread(sv[0]), 0);
+	cr_assert_eq(pmd_guard_replies_unread(-1), 0);
+	close(sv[0]);
+	close(sv[1]);
+}
+
+/*
+ * A read on a frontend's socket that gets no data returns (EAGAIN) after
+ * the bound instead of waiting for good (the test's timeout); data that
+ * is there is read at once.
+ */
+Test(vq_guard, socket_reads_bounded, .timeout = 10)
+{
+	uint8_t buf[8];
+	int sv[2];
+
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0); /* blocking */
+	cr_assert_eq(pmd_guard_sock_bound_reads(sv[0]), 0);
+	cr_assert_eq(write(sv[1], "abcd", 4), 4);
+	cr_assert_eq(read(sv[0], buf, sizeof(buf)), 4);
+	cr_assert_eq(read(sv[0], buf, sizeof(buf)), -1, "no payload: the read gives up");
+	cr_assert(errno == EAGAIN || errno == EWOULDBLOCK, "errno %d", errno);
+	cr_assert_eq(pmd_guard_sock_bound_reads(-1), -EBADF);
+	close(sv[0]);
+	close(sv[1]);
 }
