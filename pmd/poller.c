@@ -580,6 +580,7 @@ unsigned pmd_pollers_watch_snap(struct pmd_watch_poller *out, unsigned max)
 		out[i].running = __atomic_load_n(&p->running, __ATOMIC_ACQUIRE) &&
 				 !__atomic_load_n(&p->exited, __ATOMIC_ACQUIRE);
 		out[i].parked = parked;
+		out[i].asleep = PMD_CTR_READ(p->st.sleeping) != 0;
 	}
 	return i;
 }

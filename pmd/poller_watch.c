@@ -79,6 +79,10 @@ enum pmd_watch_verdict pmd_watch_look(struct pmd_watch_state *w, const struct pm
 	}
 	if (now_ns - w->since_ns < PMD_WATCH_STALL_NS)
 		return PMD_WATCH_OK;
+	if (p->asleep) {
+		watch_reset(w, p, now_ns);
+		return PMD_WATCH_ASLEEP;
+	}
 	pmd_thread_sample(p->tid, &s);
 	if (!s.ok)
 		return PMD_WATCH_OK;

@@ -4,7 +4,8 @@
  * pollers' lcores) that looks at every running poller PMD_WATCH_TICK_NS
  * apart.  A poller that has finished no sweep for PMD_WATCH_STALL_NS is
  * sampled from /proc (thread_diag.h):
- *  - asleep in io_uring_enter (adaptive polling): nothing is wrong;
+ *  - asleep (adaptive polling: its sleeping gauge, or in io_uring_enter):
+ *    nothing is wrong, and nothing is read from /proc;
  *  - blocked in write() on an eventfd: a poller writes no eventfd but its
  *    queues' call fds, which femud made non-blocking when the queue started
  *    (vq_guard.h).  The flag belongs to the open file the frontend shares:
@@ -45,6 +46,7 @@ struct pmd_watch_poller {
 	uint64_t sweeps; /* its sweep counter */
 	bool running;	 /* its loop runs (started, not exited) */
 	bool parked;	 /* held between two sweeps on purpose (pmd_pollers_park) */
+	bool asleep;	 /* adaptive polling: waiting for a kick (its sleeping gauge) */
 };
 
 /* What the watchdog remembers of one poller between looks. */

@@ -4,8 +4,8 @@
  * (pmd/poller_watch.h), with threads of the test standing in for pollers:
  * one blocked writing a full blocking eventfd is freed and its fd posted,
  * one blocked elsewhere is warned about (not when parked) and never
- * touched, one asleep in io_uring_enter is left alone, one that sweeps is
- * never sampled.
+ * touched, one asleep (its gauge, or in io_uring_enter) is left alone,
+ * one that sweeps is never sampled.
  */
 #include <criterion/criterion.h>
 #include <fcntl.h>
@@ -173,6 +173,33 @@ Test(poller_watch, a_poller_asleep_in_io_uring_is_not_stalled)
 	cr_assert_eq(pthread_join(t, NULL), 0);
 	cr_assert_eq(b.rc, 0);
 	io_uring_queue_exit(&ring);
+}
+
+Test(poller_watch, a_poller_that_says_it_sleeps_is_not_sampled)
+{
+	struct pmd_watch_state w = {0};
+	struct blocked b;
+	struct pmd_watch_poller p;
+	int pfd[2];
+	pthread_t t;
+
+	/* its thread sleeps in read(): sampled, it would be a stall */
+	cr_assert_eq(pipe(pfd), 0);
+	b.fd = pfd[0];
+	t = start_blocked(pipe_reader, &b, SYS_read);
+	p = poller_of(2, b.tid, 9);
+	p.asleep = true;
+	cr_assert_eq(pmd_watch_look(&w, &p, 1), PMD_WATCH_OK);
+	cr_assert_eq(pmd_watch_look(&w, &p, 1 + PMD_WATCH_STALL_NS), PMD_WATCH_ASLEEP);
+	cr_assert_eq(pmd_watch_look(&w, &p, 1 + PMD_WATCH_WARN_NS), PMD_WATCH_ASLEEP);
+	/* awake without a sweep since: a stall counted from the last sleep */
+	p.asleep = false;
+	cr_assert_eq(pmd_watch_look(&w, &p, 1 + PMD_WATCH_WARN_NS + PMD_WATCH_STALL_NS),
+		     PMD_WATCH_STALLED);
+	cr_assert_eq(write(pfd[1], "x", 1), 1);
+	cr_assert_eq(pthread_join(t, NULL), 0);
+	close(pfd[0]);
+	close(pfd[1]);
 }
 
 Test(poller_watch, a_sweeping_or_stopped_poller_is_not_stalled)
