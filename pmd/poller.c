@@ -164,6 +164,8 @@ static void poller_apply(struct pmd_poller *p, struct ctl_msg *m)
 		if (p->nvq < PMD_POLLER_MAX_VQ) {
 			p->vqs[p->nvq] = m->q;
 			PMD_CTR_SET(p->nvq, p->nvq + 1); /* read by pmd_pollers_stats() */
+			/* a watchdog post left for an earlier queue's fd of the same number */
+			(void)pmd_watch_take_rescue(p->idx, m->q->callfd);
 			pmd_vq_notify_start(m->q);
 		} else
 			PMD_LOG(ERR, "poller %u: more than %u queues; %s queue %u not served",
