@@ -297,13 +297,18 @@ bool pmd_guard_fd_is_eventfd(int fd)
 	return strcmp(link, "anon_inode:[eventfd]") == 0;
 }
 
+/* A notifier fd is usable: none (-1: polling) or an eventfd. */
+static bool guard_notify_fd_ok(int fd)
+{
+	return fd < 0 || pmd_guard_fd_is_eventfd(fd);
+}
+
 const char *pmd_guard_notify_msg(const struct vhu_msg *msg, const int *fds, int nfds)
 {
 	if (msg->request != VHU_SET_VRING_CALL && msg->request != VHU_SET_VRING_KICK)
 		return NULL;
 	/* no fd (polling), or fds femud cannot see: left to rte_vhost and queue start */
-	if ((msg->payload.u64 & VHU_VRING_NOFD) || nfds < 1 || fds[0] < 0 ||
-	    pmd_guard_fd_is_eventfd(fds[0]))
+	if ((msg->payload.u64 & VHU_VRING_NOFD) || nfds < 1 || guard_notify_fd_ok(fds[0]))
 		return NULL;
 	return msg->request == VHU_SET_VRING_CALL ? "the call fd is not an eventfd"
 						  : "the kick fd is not an eventfd";
@@ -311,9 +316,9 @@ const char *pmd_guard_notify_msg(const struct vhu_msg *msg, const int *fds, int 
 
 const char *pmd_guard_notify_fds(int callfd, int kickfd)
 {
-	if (callfd >= 0 && !pmd_guard_fd_is_eventfd(callfd))
+	if (!guard_notify_fd_ok(callfd))
 		return "its call fd is not an eventfd (SET_VRING_CALL)";
-	if (kickfd >= 0 && !pmd_guard_fd_is_eventfd(kickfd))
+	if (!guard_notify_fd_ok(kickfd))
 		return "its kick fd is not an eventfd (SET_VRING_KICK)";
 	return NULL;
 }
