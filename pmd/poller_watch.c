@@ -9,10 +9,10 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <rte_lcore.h>
 
+#include "pmd/pmd_clock.h"
 #include "pmd/pmd_log.h"
 #include "pmd/poller_watch.h"
 #include "pmd/vq_guard.h"
@@ -22,14 +22,6 @@ static bool watch_started;
 static bool watch_stop_flag; /* under watch_lock */
 static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t watch_cond;
-
-static uint64_t watch_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* The poller sweeps (or slept): a new period without stall starts at now. */
 static void watch_reset(struct pmd_watch_state *w, const struct pmd_watch_poller *p,
@@ -52,19 +44,18 @@ static void watch_reset(struct pmd_watch_state *w, const struct pmd_watch_poller
  */
 static void watch_rescue(const struct pmd_watch_poller *p, int fd, uint64_t stalled_ns)
 {
-	uint64_t v;
 	int rc;
-	ssize_t n;
+	uint64_t drained;
 
 	__atomic_store_n(&pmd_watch_rescued[p->idx], fd + 1, __ATOMIC_RELEASE);
 	rc = pmd_guard_notify_nonblock(fd);
-	n = read(fd, &v, sizeof(v));
+	drained = pmd_guard_eventfd_take(fd); /* the blocked write returns */
 	PMD_LOG(ERR,
 		"poller %u (lcore %u) blocked %.1f s writing call eventfd %d: the frontend made it "
 		"blocking again and filled its counter; set non-blocking (%s) and drained (%s); "
 		"the poller stops that queue",
 		p->idx, p->lcore, (double)stalled_ns / 1e9, fd, rc < 0 ? strerror(-rc) : "ok",
-		n == sizeof(v) ? "ok" : "nothing to read");
+		drained != 0 ? "ok" : "nothing to read");
 }
 
 enum pmd_watch_verdict pmd_watch_look(struct pmd_watch_state *w, const struct pmd_watch_poller *p,
@@ -139,7 +130,7 @@ static void *watch_main(void *arg)
 	memset(st, 0, sizeof(st));
 	while (!watch_wait_tick()) {
 		unsigned n = pmd_pollers_watch_snap(snap, PMD_MAX_POLLERS);
-		uint64_t now = watch_now_ns();
+		uint64_t now = pmd_now_ns();
 
 		for (unsigned i = 0; i < n; i++)
 			pmd_watch_look(&st[snap[i].idx], &snap[i], now);

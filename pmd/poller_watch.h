@@ -69,7 +69,7 @@ enum pmd_watch_verdict {
 };
 
 /*
- * Look at p once, at now_ns (CLOCK_MONOTONIC); w is zeroed before the
+ * Look at p once, at now_ns (pmd_now_ns(), ns); w is zeroed before the
  * first look.  The watchdog thread calls it every tick; tests call it
  * directly with a thread of their own.
  */
