@@ -638,6 +638,7 @@ static enum rte_vhost_msg_result pre_msg(int vid, void *arg)
 {
 	struct vhu_msg *msg = arg;
 	enum rte_vhost_msg_result r = RTE_VHOST_MSG_RESULT_NOT_HANDLED;
+	const char *why_close = NULL; /* the connection must go: why */
 	struct pmd_conn *c;
 	struct pmd_blk *dev;
 
@@ -648,22 +649,17 @@ static enum rte_vhost_msg_result pre_msg(int vid, void *arg)
 		return r;
 	}
 	dev = c->dev;
-	if (pmd_guard_replies_unread(c->sock_fd) > PMD_GUARD_UNREAD_MAX) {
-		/* rte_vhost would block on its next reply: no NACK, the connection is closed */
-		msg->flags &= ~VHU_FLAG_NEED_REPLY;
-		r = msg_refuse(c, msg,
-			       "its frontend leaves its replies unread (more than " RTE_STR(
-				   PMD_GUARD_UNREAD_MAX) " bytes); closing the connection");
-		pmd_vhu_fds_close(arg);
-		pthread_mutex_unlock(&ctl_lock);
-		return r;
-	}
-	if (c->mem_broken) {
+	/* rte_vhost would block on its next reply */
+	if (pmd_guard_replies_unread(c->sock_fd) > PMD_GUARD_UNREAD_MAX)
+		why_close = "its frontend leaves its replies unread (more than " RTE_STR(
+		    PMD_GUARD_UNREAD_MAX) " bytes); closing the connection";
+	else if (c->mem_broken)
+		why_close = "its guest memory or inflight region faulted (SIGBUS); closing the "
+			    "connection";
+	if (why_close != NULL) {
 		/* no NACK: rte_vhost closes the connection */
 		msg->flags &= ~VHU_FLAG_NEED_REPLY;
-		r = msg_refuse(c, msg,
-			       "its guest memory or inflight region faulted (SIGBUS); closing the "
-			       "connection");
+		r = msg_refuse(c, msg, why_close);
 		pmd_vhu_fds_close(arg);
 		pthread_mutex_unlock(&ctl_lock);
 		return r;
