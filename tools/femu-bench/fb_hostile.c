@@ -70,6 +70,19 @@ static int failf(const char *fmt, ...)
 	return -1;
 }
 
+/* Put a context in front of the failure already in why: "context: why".  Returns -1. */
+static int fail_in(const char *fmt, ...)
+{
+	char ctx[128], prev[sizeof(why)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(ctx, sizeof(ctx), fmt, ap);
+	va_end(ap);
+	snprintf(prev, sizeof(prev), "%s", why);
+	return failf("%s: %s", ctx, prev);
+}
+
 static void hctx_close(struct hctx *h)
 {
 	vu_close(&h->dev.conn);
@@ -196,11 +209,8 @@ static int alive(const struct fb_opts *o)
 	struct hctx h;
 	int rc;
 
-	if (hctx_open(&h, o, true) < 0) {
-		char tmp[256];
-		snprintf(tmp, sizeof(tmp), "%s", why);
-		return failf("backend not serving after the case: %s", tmp);
-	}
+	if (hctx_open(&h, o, true) < 0)
+		return fail_in("backend not serving after the case");
 	rc = serve_check(&h);
 	if (rc == 0) {
 		fb_dev_stop(&h.dev, &h.vq, 1);
@@ -638,11 +648,8 @@ static int c_reconnect_overlap(const struct fb_opts *o)
 		hctx_close(a);
 		rc = serve_check(b);
 		if (rc < 0) {
-			char tmp[256];
-
-			snprintf(tmp, sizeof(tmp), "%s", why);
 			hctx_close(b);
-			return failf("round %u of %u: %s", i + 1, H_OVERLAP_ROUNDS, tmp);
+			return fail_in("round %u of %u", i + 1, H_OVERLAP_ROUNDS);
 		}
 		cur ^= 1;
 	}
@@ -877,12 +884,8 @@ static int c_vring_index_beyond_queues(const struct fb_opts *o)
 			rc = refused_msg(o, fd_reqs[i], &v, sizeof(v), false);
 		}
 	}
-	if (rc < 0) {
-		char tmp[256];
-
-		snprintf(tmp, sizeof(tmp), "%s", why);
-		return failf("queue index %u (device offers %u): %s", idx, idx, tmp);
-	}
+	if (rc < 0)
+		return fail_in("queue index %u (device offers %u)", idx, idx);
 	return 0;
 }
 
@@ -896,12 +899,8 @@ static int c_vring_num_invalid_refused(const struct fb_opts *o)
 		struct vhu_vring_state st = {.index = 0, .num = nums[i]};
 
 		rc = refused_msg(o, VHU_SET_VRING_NUM, &st, sizeof(st), false);
-		if (rc < 0) {
-			char tmp[256];
-
-			snprintf(tmp, sizeof(tmp), "%s", why);
-			return failf("size %u: %s", nums[i], tmp);
-		}
+		if (rc < 0)
+			return fail_in("size %u", nums[i]);
 	}
 	return 0;
 }
@@ -1610,12 +1609,8 @@ static int c_replies_never_read(const struct fb_opts *o)
 			break; /* closed by the backend: allowed */
 	}
 	rc = alive(o);
-	if (rc != 0) {
-		char tmp[sizeof(why)];
-
-		snprintf(tmp, sizeof(tmp), "%s", why);
-		failf("%s (after %u unread GET_FEATURES on a connection still open)", tmp, sent);
-	}
+	if (rc != 0)
+		fail_in("after %u unread GET_FEATURES on a connection still open", sent);
 	hctx_close(&h);
 	return rc;
 }
@@ -1642,12 +1637,8 @@ static int c_payload_never_sent(const struct fb_opts *o)
 	}
 	usleep(100000); /* the backend is in its read of the payload by now */
 	rc = alive(o);
-	if (rc != 0) {
-		char tmp[sizeof(why)];
-
-		snprintf(tmp, sizeof(tmp), "%s", why);
-		failf("%s (a header without its payload on a connection still open)", tmp);
-	}
+	if (rc != 0)
+		fail_in("a header without its payload on a connection still open");
 	hctx_close(&h);
 	return rc;
 }
