@@ -85,6 +85,30 @@ static struct pmd_watch_poller poller_of(unsigned idx, pid_t tid, uint64_t sweep
 	    .idx = idx, .lcore = idx + 1, .tid = tid, .sweeps = sweeps, .running = true};
 }
 
+/* A thread blocked reading a pipe: sampled, it is a stall (not a call write). */
+struct reader {
+	struct blocked b;
+	int pfd[2];
+	pthread_t t;
+};
+
+static void reader_start(struct reader *r)
+{
+	cr_assert_eq(pipe(r->pfd), 0);
+	r->b.fd = r->pfd[0];
+	r->t = start_blocked(pipe_reader, &r->b, SYS_read);
+}
+
+/* Let it read its byte: it was blocked in that read until now. */
+static void reader_end(struct reader *r)
+{
+	cr_assert_eq(write(r->pfd[1], "x", 1), 1);
+	cr_assert_eq(pthread_join(r->t, NULL), 0);
+	cr_assert_eq(r->b.rc, 1);
+	close(r->pfd[0]);
+	close(r->pfd[1]);
+}
+
 Test(poller_watch, a_poller_blocked_writing_a_full_eventfd_is_freed_and_the_fd_posted)
 {
 	const uint64_t max = 0xfffffffffffffffeull;
@@ -116,16 +140,12 @@ Test(poller_watch, a_poller_blocked_writing_a_full_eventfd_is_freed_and_the_fd_p
 Test(poller_watch, a_poller_blocked_elsewhere_is_warned_about_and_left_alone)
 {
 	struct pmd_watch_state w = {0};
-	int pfd[2];
-	struct blocked b;
+	struct reader r;
 	struct pmd_watch_poller p;
 	const uint64_t t0 = 5000;
-	pthread_t t;
 
-	cr_assert_eq(pipe(pfd), 0);
-	b.fd = pfd[0];
-	t = start_blocked(pipe_reader, &b, SYS_read);
-	p = poller_of(1, b.tid, 7);
+	reader_start(&r);
+	p = poller_of(1, r.b.tid, 7);
 	cr_assert_eq(pmd_watch_look(&w, &p, t0), PMD_WATCH_OK);
 	cr_assert_eq(pmd_watch_look(&w, &p, t0 + PMD_WATCH_STALL_NS), PMD_WATCH_STALLED);
 	cr_assert_eq(pmd_watch_look(&w, &p, t0 + PMD_WATCH_WARN_NS - 1), PMD_WATCH_STALLED);
@@ -141,15 +161,11 @@ Test(poller_watch, a_poller_blocked_elsewhere_is_warned_about_and_left_alone)
 	cr_assert_eq(pmd_watch_look(&w, &p, t0 + PMD_WATCH_WARN_NS + PMD_WATCH_WARN_EVERY_NS),
 		     PMD_WATCH_WARNED);
 	/* the reader was not touched: still blocked, nothing posted */
-	cr_assert(!pmd_watch_take_rescue(1, pfd[0]));
-	cr_assert_eq(write(pfd[1], "x", 1), 1);
-	cr_assert_eq(pthread_join(t, NULL), 0);
-	cr_assert_eq(b.rc, 1);
+	cr_assert(!pmd_watch_take_rescue(1, r.pfd[0]));
+	reader_end(&r);
 	/* it sweeps again: a new period, not sampled until it stalls again */
 	p.sweeps++;
 	cr_assert_eq(pmd_watch_look(&w, &p, t0 + 20 * PMD_WATCH_WARN_EVERY_NS), PMD_WATCH_OK);
-	close(pfd[0]);
-	close(pfd[1]);
 }
 
 Test(poller_watch, a_poller_asleep_in_io_uring_is_not_stalled)
@@ -178,16 +194,11 @@ Test(poller_watch, a_poller_asleep_in_io_uring_is_not_stalled)
 Test(poller_watch, a_poller_that_says_it_sleeps_is_not_sampled)
 {
 	struct pmd_watch_state w = {0};
-	struct blocked b;
+	struct reader r;
 	struct pmd_watch_poller p;
-	int pfd[2];
-	pthread_t t;
 
-	/* its thread sleeps in read(): sampled, it would be a stall */
-	cr_assert_eq(pipe(pfd), 0);
-	b.fd = pfd[0];
-	t = start_blocked(pipe_reader, &b, SYS_read);
-	p = poller_of(2, b.tid, 9);
+	reader_start(&r);
+	p = poller_of(2, r.b.tid, 9);
 	p.asleep = true;
 	cr_assert_eq(pmd_watch_look(&w, &p, 1), PMD_WATCH_OK);
 	cr_assert_eq(pmd_watch_look(&w, &p, 1 + PMD_WATCH_STALL_NS), PMD_WATCH_ASLEEP);
@@ -196,26 +207,18 @@ Test(poller_watch, a_poller_that_says_it_sleeps_is_not_sampled)
 	p.asleep = false;
 	cr_assert_eq(pmd_watch_look(&w, &p, 1 + PMD_WATCH_WARN_NS + PMD_WATCH_STALL_NS),
 		     PMD_WATCH_STALLED);
-	cr_assert_eq(write(pfd[1], "x", 1), 1);
-	cr_assert_eq(pthread_join(t, NULL), 0);
-	close(pfd[0]);
-	close(pfd[1]);
+	reader_end(&r);
 }
 
 Test(poller_watch, a_sweeping_or_stopped_poller_is_not_stalled)
 {
 	struct pmd_watch_state w = {0};
-	struct blocked b;
+	struct reader r;
 	struct pmd_watch_poller p;
 	uint64_t now = 0;
-	int pfd[2];
-	pthread_t t;
 
-	/* its thread sleeps in read(): sampled, it would be a stall */
-	cr_assert_eq(pipe(pfd), 0);
-	b.fd = pfd[0];
-	t = start_blocked(pipe_reader, &b, SYS_read);
-	p = poller_of(0, b.tid, 1);
+	reader_start(&r);
+	p = poller_of(0, r.b.tid, 1);
 	for (int i = 0; i < 10; i++) {
 		now += PMD_WATCH_WARN_EVERY_NS;
 		p.sweeps++;
@@ -229,8 +232,5 @@ Test(poller_watch, a_sweeping_or_stopped_poller_is_not_stalled)
 	p.running = true;
 	cr_assert_eq(pmd_watch_look(&w, &p, now + PMD_WATCH_STALL_NS - 1), PMD_WATCH_OK);
 	cr_assert_eq(pmd_watch_look(&w, &p, now + PMD_WATCH_WARN_NS), PMD_WATCH_WARNED);
-	cr_assert_eq(write(pfd[1], "x", 1), 1);
-	cr_assert_eq(pthread_join(t, NULL), 0);
-	close(pfd[0]);
-	close(pfd[1]);
+	reader_end(&r);
 }
