@@ -45,6 +45,15 @@
 #define PMD_VQ_LOOKAHEAD 4
 #endif
 /*
+ * 1: when the avail index moved, prefetch the descriptor and header lines of
+ * the chain served last before reading the avail entry (a driver with a LIFO
+ * free list reuses it: at QD1 its two transfers overlap instead of following
+ * each other); 0: off, for A/B builds.
+ */
+#ifndef PMD_VQ_GUESS
+#define PMD_VQ_GUESS 1
+#endif
+/*
  * Within a sweep, the used index is stored each time this many data bytes
  * were moved since the last store (and at the sweep's end, with the call if
  * one is due), so that the driver refills the ring while the sweep goes on:
@@ -133,6 +142,9 @@ struct pmd_vq {
 	uint16_t nresubmit;    /* heads in resubmit[] */
 	uint16_t resubmit_pos; /* next one to replay */
 	uint16_t *resubmit;
+	/* the chain served last: the likely next one (PMD_VQ_GUESS) */
+	uint16_t guess_head;
+	const void *guess_hdr; /* host address of its header */
 	int vid;
 	uint16_t qid;
 	uint64_t kick_tag;	/* adaptive polling: the poller's poll on kickfd, 0 = none */

@@ -69,6 +69,9 @@ static void walk_readable_piece(struct chain_walk *w, uint8_t *p, uint32_t len)
 	if (w->hdr_got < PMD_BLK_HDR_SIZE) {
 		uint32_t n = PMD_BLK_HDR_SIZE - w->hdr_got;
 
+		if (w->hdr_got == 0)
+			w->c->hdr_at = p;
+
 		if (n > len)
 			n = len;
 		memcpy(w->hdr + w->hdr_got, p, n);
@@ -229,6 +232,7 @@ static bool chain_fast3(struct rte_vhost_memory *mem, const struct pmd_chain_rin
 	if (hdr == NULL || data == NULL || status == NULL)
 		return false;
 	memcpy(&c->hdr, hdr, sizeof(c->hdr));
+	c->hdr_at = hdr;
 	c->status = status;
 	c->iov[0].base = data;
 	c->iov[0].len = d.len;
@@ -274,6 +278,7 @@ enum pmd_chain_result pmd_chain_parse_walk(struct rte_vhost_memory *mem,
 	c->ndesc = 0;
 	c->nempty = 0;
 	c->why = NULL;
+	c->hdr_at = NULL;
 	memset(&c->hdr, 0, sizeof(c->hdr));
 	if (head >= ring->size)
 		return chain_broken(c, "head index outside the queue");

@@ -52,6 +52,7 @@ enum pmd_chain_result {
 struct pmd_chain {
 	struct virtio_blk_outhdr hdr; /* copied out of guest memory */
 	uint8_t *status;	      /* NULL only when BROKEN */
+	const uint8_t *hdr_at;	      /* host address of the header's first byte, NULL if none */
 	uint64_t rd_len;
 	uint64_t wr_len;
 	uint32_t nrd;

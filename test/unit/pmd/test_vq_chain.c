@@ -65,6 +65,7 @@ Test(vq_chain, read_three_descriptors)
 	cr_assert_eq(c.iov[0].base, fg_host(&g, DATA));
 	cr_assert_eq(c.iov[0].len, 4096);
 	cr_assert_eq(c.status, fg_host(&g, STATUS));
+	cr_assert_eq(c.hdr_at, fg_host(&g, HDR));
 	cr_assert_eq(c.ndesc, 3);
 }
 
@@ -91,6 +92,7 @@ Test(vq_chain, header_and_data_in_one_descriptor)
 	cr_assert_eq(c.nrd, 1);
 	cr_assert_eq(c.rd_len, 512);
 	cr_assert_eq(c.iov[0].base, (uint8_t *)fg_host(&g, HDR) + 16);
+	cr_assert_eq(c.hdr_at, fg_host(&g, HDR));
 }
 
 Test(vq_chain, header_split_over_two_descriptors)
@@ -106,6 +108,7 @@ Test(vq_chain, header_split_over_two_descriptors)
 	cr_assert_eq(c.hdr.type, VIRTIO_BLK_T_OUT);
 	cr_assert_eq(c.hdr.sector, 0x1122334455ULL);
 	cr_assert_eq(c.rd_len, 0);
+	cr_assert_eq(c.hdr_at, fg_host(&g, DATA), "the header's first piece");
 }
 
 Test(vq_chain, data_and_status_in_one_descriptor)
@@ -155,8 +158,10 @@ Test(vq_chain, buffer_address_wrapping_is_ioerr)
 Test(vq_chain, header_outside_memory_is_ioerr)
 {
 	read_chain(0, DATA, 512);
+	cr_assert_eq(parse(0), PMD_CHAIN_OK);
 	desc[0].addr = FG_HOLE_GPA;
 	cr_assert_eq(parse(0), PMD_CHAIN_IOERR);
+	cr_assert_null(c.hdr_at, "no header read: nothing to guess from");
 }
 
 Test(vq_chain, short_header_is_ioerr)
@@ -557,6 +562,7 @@ static void assert_same_as_walk(uint16_t head)
 	cr_assert_eq(c.hdr.sector, w.hdr.sector);
 	if (rf != PMD_CHAIN_OK)
 		return;
+	cr_assert_eq(c.hdr_at, w.hdr_at);
 	cr_assert_eq(c.rd_len, w.rd_len);
 	cr_assert_eq(c.wr_len, w.wr_len);
 	cr_assert_eq(c.nrd, w.nrd);
