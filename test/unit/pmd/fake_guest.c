@@ -79,6 +79,8 @@ static enum fm_status fake_submit(struct fm_model *model, const struct fm_req *r
 		m->req[m->calls] = *req;
 	m->calls++;
 	*due_ns = now_ns + m->due_delta;
+	if (m->on_submit != NULL)
+		m->on_submit(m, m->on_submit_arg);
 	return m->status;
 }
 

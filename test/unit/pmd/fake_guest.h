@@ -69,6 +69,9 @@ struct fake_model {
 	unsigned nidle;	  /* idle() calls (fake_model_idle_ops) */
 	uint64_t idle_ns; /* now_ns of the last one */
 	bool idle_busy;	  /* what idle() returns: work of its own left */
+	/* called by submit() after recording (a driver adding requests meanwhile), or NULL */
+	void (*on_submit)(struct fake_model *m, void *arg);
+	void *on_submit_arg;
 };
 extern const struct fm_model_ops fake_model_ops;
 /* The same model with a recording prefetch op. */

@@ -434,6 +434,46 @@ Test(vq, long_burst_served_in_order_hinted_ahead)
 	}
 }
 
+/* The driver, on another CPU, adds three requests while the first is served. */
+static void post_three_more(struct fake_model *m, void *arg)
+{
+	(void)arg;
+	if (m->calls != 1)
+		return;
+	for (unsigned k = 5; k < 8; k++)
+		post_read(k % 5, 8 * (k % 5));
+}
+
+/*
+ * Requests added while a sweep runs join its burst once the look-ahead reaches
+ * the end of what the sweep saw at its start: served in the same sweep, in
+ * ring order, each hinted PMD_VQ_LOOKAHEAD requests ahead as in one long burst.
+ */
+Test(vq, requests_added_during_a_sweep_join_its_burst_hinted_ahead)
+{
+	unsigned k;
+
+	e.t.ops = &fake_model_pf_ops;
+	e.m.on_submit = post_three_more;
+	make_q(true, -1);
+	for (k = 0; k < 5; k++)
+		post_read(k, 8 * k);
+	cr_assert_eq(pmd_vq_sweep(q, 0, &scratch), 8, "the three added requests joined");
+	cr_assert_eq(e.r.used->idx, 8);
+	cr_assert_eq(q->last_avail, 8);
+	for (k = 0; k < 8; k++) {
+		cr_assert_eq(e.m.req[k].offset, 4096 * (k % 5), "submit %u", k);
+		cr_assert_eq(e.r.used->ring[k].id, 3 * (k % 5), "completion %u", k);
+	}
+	cr_assert_eq(e.m.npf, 7);
+	for (k = 1; k < 8; k++) {
+		cr_assert_eq(e.m.pf[k - 1].offset, 4096 * (k % 5));
+		cr_assert_eq(e.m.pf[k - 1].before_submit,
+			     k < PMD_VQ_LOOKAHEAD ? 0 : k - PMD_VQ_LOOKAHEAD, "hint %u", k);
+	}
+	cr_assert_eq(pmd_vq_sweep(q, 0, &scratch), 0);
+}
+
 Test(vq, no_prefetch_op_no_hints)
 {
 	make_q(true, -1);
