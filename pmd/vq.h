@@ -45,6 +45,14 @@
 #define PMD_VQ_LOOKAHEAD 4
 #endif
 /*
+ * A burst whose look-ahead reaches its end is extended by requests the driver
+ * added meanwhile when its requests so far moved more than this many data
+ * bytes each on average (bytes).
+ */
+#ifndef PMD_VQ_EXTEND_MIN_AVG_BYTES
+#define PMD_VQ_EXTEND_MIN_AVG_BYTES 1024u
+#endif
+/*
  * 1: when the avail index moved, prefetch the descriptor and header lines of
  * the chain served last before reading the avail entry (a driver with a LIFO
  * free list reuses it: at QD1 its two transfers overlap instead of following

@@ -474,6 +474,29 @@ Test(vq, requests_added_during_a_sweep_join_its_burst_hinted_ahead)
 	cr_assert_eq(pmd_vq_sweep(q, 0, &scratch), 0);
 }
 
+/* The same with 512 B reads: small requests' sweeps are not extended. */
+static void post_three_more_small(struct fake_model *m, void *arg)
+{
+	(void)arg;
+	if (m->calls != 1)
+		return;
+	for (unsigned k = 5; k < 8; k++)
+		fg_env_post_read(&e, QSZ, k % 5, 8 * (k % 5), 512);
+}
+
+Test(vq, small_requests_added_during_a_sweep_wait_for_the_next)
+{
+	e.t.ops = &fake_model_pf_ops;
+	e.m.on_submit = post_three_more_small;
+	make_q(true, -1);
+	for (unsigned k = 0; k < 5; k++)
+		fg_env_post_read(&e, QSZ, k, 8 * k, 512);
+	cr_assert_eq(pmd_vq_sweep(q, 0, &scratch), 5);
+	cr_assert_eq(e.r.used->idx, 5, "published at the sweep's end, not delayed");
+	cr_assert_eq(pmd_vq_sweep(q, 0, &scratch), 3);
+	cr_assert_eq(e.r.used->idx, 8);
+}
+
 Test(vq, no_prefetch_op_no_hints)
 {
 	make_q(true, -1);
