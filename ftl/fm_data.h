@@ -13,7 +13,22 @@
 
 #include "ftl/fm_model.h"
 
-/* Copy [req->offset, + req->len) of the region to / from the request's iov. */
+/*
+ * Copy [req->offset, + req->len) of the region to / from the request's iov.
+ * A read longer than FM_DATA_READ_PREFETCH_MIN bytes first asks for its
+ * first FM_DATA_PREFETCH_MAX bytes into the second-level cache (prefetcht1,
+ * one per line), then copies.  A random 4 KiB block out of a 1 GiB region
+ * otherwise arrives at the pace the hardware prefetcher ramps up to; all 64
+ * misses at once fill in about 25% less time (one copy at a time, 40
+ * alternating rounds: ~575 ns against ~800 ns for memcpy alone; rep movsb
+ * alone ~770 ns).  A block the look-ahead hinted is already on its way, and
+ * the extra hints then cost little: 4 KiB randread QD1 +7.5% (15 of 20
+ * pairs), QD32 +7.3% (12 of 12), QD128 +5.2% (9 of 10) head to head.  Not
+ * for writes: prefetchw of the destination measured 0.97 at QD1.
+ */
+#ifndef FM_DATA_READ_PREFETCH_MIN
+#define FM_DATA_READ_PREFETCH_MIN 512
+#endif
 void fm_data_read(const void *data, const struct fm_req *req);
 void fm_data_write(void *data, const struct fm_req *req);
 /* Zero [offset, offset + len) of the region (bytes). */

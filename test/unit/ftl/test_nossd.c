@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_nossd.c - the NoSSD model: data written through scattered segments
- * reads back, discard/write-zeroes zero the range, completion is immediate,
+ * reads back (also reads longer than the block fm_data_read() prefetches, and
+ * the device's last bytes in front of an unmapped page), discard/write-zeroes
+ * zero the range, completion is immediate,
  * and model keys are refused.
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "ftl/fm_model_registry.h"
 
@@ -59,6 +63,66 @@ Test(nossd, scattered_write_reads_back, .init = setup, .fini = teardown)
 	cr_assert_eq(memcmp(c, a, 512), 0);
 	cr_assert_eq(memcmp(c + 512, b, 1536), 0);
 	cr_assert_eq(memcmp(data + 8192, a, 512), 0, "data lands at its byte offset");
+}
+
+/* Fill [off, off + len) of the device with a pattern of its byte offsets. */
+static void fill_pattern(uint8_t *dev, uint64_t off, uint64_t len)
+{
+	for (uint64_t i = off; i < off + len; i++)
+		dev[i] = (uint8_t)(i * 131 + (i >> 9));
+}
+
+static void expect_pattern(const uint8_t *buf, uint64_t off, uint64_t len)
+{
+	for (uint64_t i = 0; i < len; i++)
+		cr_assert_eq(buf[i], (uint8_t)((off + i) * 131 + ((off + i) >> 9)),
+			     "byte %lu of a read at %lu", (unsigned long)i, (unsigned long)off);
+}
+
+Test(nossd, reads_longer_than_the_prefetched_block_copy_every_segment, .init = setup,
+     .fini = teardown)
+{
+	static uint8_t a[512], b[4096 + 1024], c[2560];
+	struct fm_iov v[3] = {{a, sizeof(a)}, {b, sizeof(b)}, {c, sizeof(c)}};
+	uint64_t off = 65536 + 4096;
+
+	fill_pattern(data, off, sizeof(a) + sizeof(b) + sizeof(c));
+	cr_assert_eq(rw(FM_OP_READ, off, v, 3), FM_S_OK);
+	expect_pattern(a, off, sizeof(a));
+	expect_pattern(b, off + sizeof(a), sizeof(b));
+	expect_pattern(c, off + sizeof(a) + sizeof(b), sizeof(c));
+	/* one sector: below the prefetch threshold, the same copy */
+	fill_pattern(data, 512, sizeof(a));
+	cr_assert_eq(rw(FM_OP_READ, 512, v, 1), FM_S_OK);
+	expect_pattern(a, 512, sizeof(a));
+}
+
+Test(nossd, the_last_block_reads_back_in_front_of_an_unmapped_page)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	struct fm_model_config cfg = {.capacity_bytes = CAP, .capacity_set = true, .blk_size = 512};
+	uint8_t *map = mmap(NULL, CAP + (size_t)pg, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	static uint8_t x[1024], y[3072];
+	struct fm_iov v[2] = {{x, sizeof(x)}, {y, sizeof(y)}};
+	struct fm_model *tail;
+
+	cr_assert_neq(map, MAP_FAILED);
+	cr_assert_eq(mprotect(map + CAP, (size_t)pg, PROT_NONE), 0);
+	cr_assert_eq(fm_nossd_ops.configure(&cfg, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(fm_nossd_ops.create(&cfg, map, &tail, err, sizeof(err)), 0, "%s", err);
+	fill_pattern(map, CAP - 4096, 4096);
+	{
+		struct fm_req r = {
+		    .op = FM_OP_READ, .offset = CAP - 4096, .len = 4096, .iov = v, .iovcnt = 2};
+		uint64_t due;
+
+		cr_assert_eq(fm_nossd_ops.submit(tail, &r, 0, &due), FM_S_OK);
+	}
+	expect_pattern(x, CAP - 4096, sizeof(x));
+	expect_pattern(y, CAP - 4096 + sizeof(x), sizeof(y));
+	fm_nossd_ops.destroy(tail);
+	munmap(map, CAP + (size_t)pg);
 }
 
 Test(nossd, discard_and_write_zeroes_read_back_zeros, .init = setup, .fini = teardown)
