@@ -27,7 +27,7 @@ keys = ["rtt_ns", "dram_ns", "copy4k_ns", "copy4k_per_s", "qd1_4k_floor_ns", "qd
         "ring_qd1_virtio_4k_max_iops", "cpu_lost_pct", "gaps_per_s", "max_gap_us",
         "ring_qd32_4k_per_s", "ring_qd128_4k_per_s", "ring_qd32_look", "ring_qd128_look",
         "ring_qd32_publish_every", "ring_qd128_publish_every",
-        "ring_ms"]
+        "ring_ms", "copy4k_memcpy_ns", "ring_qd32_block_first", "ring_qd128_block_first"]
 missing = [k for k in keys if k not in j]
 assert not missing, missing
 assert j["cpus"] == [0, 1] and j["size_mb"] == 8
@@ -35,6 +35,8 @@ for k in ["rtt_ns", "dram_ns", "copy4k_ns", "copy4k_per_s", "ring_qd1_4k_ns",
           "ring_qd1_virtio_4k_ns"]:
     assert j[k] > 0, k
 assert abs(j["qd1_4k_floor_ns"] - (j["rtt_ns"] + j["copy4k_ns"])) < 0.2
+# the floor's copy is the faster of memcpy alone and the block asked for first
+assert 0 < j["copy4k_ns"] <= j["copy4k_memcpy_ns"], (j["copy4k_ns"], j["copy4k_memcpy_ns"])
 assert abs(j["qd1_4k_max_iops"] * j["qd1_4k_floor_ns"] / 1e9 - 1) < 1e-3
 assert abs(j["ring_qd1_4k_max_iops"] * j["ring_qd1_4k_ns"] / 1e9 - 1) < 1e-3
 assert all(0 <= p <= 100 for p in j["cpu_lost_pct"]) and len(j["cpu_lost_pct"]) == 2
@@ -47,6 +49,7 @@ for qd in (32, 128):
     assert j[f"ring_qd{qd}_look"] in (1, 2, 4, 8)
     assert j[f"ring_qd{qd}_publish_every"] in (0, 8, 16)
     assert j[f"ring_qd{qd}_hint"] in ("first 512 B to L1", "4 KiB to L2"), j[f"ring_qd{qd}_hint"]
+    assert isinstance(j[f"ring_qd{qd}_block_first"], bool)
 PY
 
 txt=$("$FLOOR" --cpus 1,0 --size-mb 4 --loss-ms 20 --ring-ms 100) && ok "text mode" ||

@@ -23,6 +23,7 @@
 #ifndef FEMU_FLOOR_H
 #define FEMU_FLOOR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -43,8 +44,10 @@ int floor_rtt_ns(int cpu_a, int cpu_b, unsigned rounds, double *rtt_ns);
  * batches), with the memory laid out as virtio's split ring and the Linux
  * driver lay it out: CPU b (the initiator) writes a request's header line,
  * an avail ring entry and the avail index; CPU a (a bare backend) sees the
- * index, reads the entry and the header, copies a random 4 KiB block of buf,
- * writes the status byte, a used entry and the used index; CPU b sees the
+ * index, reads the entry and the header, copies a random 4 KiB block of buf
+ * (its lines asked for first, as femud copies: the faster of the two ways
+ * floor_copy4k_ns() measures), writes the status byte, a used entry and the
+ * used index; CPU b sees the
  * index, reads the entry and the status.  No descriptors (they stay cached
  * when unchanged), no validation, no model, no statistics.
  */
@@ -85,7 +88,8 @@ int floor_ring_qd1_virtio_ns(int cpu_a, int cpu_b, const struct floor_buf *buf, 
  * 16 or 8 requests within it.  Requests are parsed `look` requests ahead of
  * their copy and their block hinted then (enum floor_pf, as
  * floor_copy4k_rate).  The best look-ahead (1, 2, 4, 8), publish interval
- * (batch, 16, 8) and hint (first 512 B to L1, 4 KiB to L2) in short trials (ms / 8, 25..100 ms, two
+ * (batch, 16, 8), hint (first 512 B to L1, 4 KiB to L2) and copy (memcpy
+ * alone, or the block's lines asked for first) in short trials (ms / 8, 25..100 ms, two
  * rounds) is then measured for ms.  No notifications (both sides poll), no model, no statistics. 0,
  * -EINVAL (same CPUs, qd not 1..FLOOR_RING_MAX_QD, ms < 100), -ETIMEDOUT (a partner silent for 10
  * s) or another -errno.
@@ -106,6 +110,7 @@ struct floor_ring_res {
 	unsigned look;	  /* requests parsed ahead of the copy */
 	unsigned pub;	  /* used index stored every pub requests, 0: once per batch */
 	enum floor_pf pf; /* how a block parsed ahead was hinted */
+	int pf_first;	  /* 1: each copy first asks for its block's 64 lines into L2 */
 };
 int floor_ring_rate(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigned qd, unsigned ms,
 		    struct floor_ring_res *out);
@@ -113,10 +118,18 @@ int floor_ring_rate(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigned 
 /* Mean latency of n dependent loads at random lines of b (ns). */
 double floor_dram_ns(const struct floor_buf *b, unsigned n);
 
-/* Time of one random 4 KiB copy out of b, copies not overlapped (ns, median of batches). */
-double floor_copy4k_ns(const struct floor_buf *b, unsigned n);
+/*
+ * Time of one random 4 KiB copy out of b, copies not overlapped (ns, median
+ * of batches): memcpy alone, or (pf_first) with the block's 64 lines asked
+ * for into the second level first, as femud copies (ftl/fm_data.c).
+ */
+double floor_copy4k_ns(const struct floor_buf *b, unsigned n, bool pf_first);
 
-/* Random 4 KiB copies per second with look-ahead prefetch (best look-ahead and prefetch size). */
+/*
+ * Random 4 KiB copies per second with look-ahead prefetch: the best of the
+ * look-ahead distances and hints, each copy with and without its block
+ * asked for first.
+ */
 double floor_copy4k_rate(const struct floor_buf *b, unsigned n);
 
 /*
