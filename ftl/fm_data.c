@@ -28,9 +28,14 @@ static inline uint64_t copy_now(void)
 #define COPY_END() ((void)0)
 #endif
 
-/* prefetcht1 of every line of [p, p + len): the whole block's misses at once. */
+/*
+ * prefetcht1 of every line of the first FM_DATA_PREFETCH_MAX bytes of
+ * [p, p + len): the whole block's misses at once.
+ */
 static inline void data_prefetch_l2(const uint8_t *p, uint64_t len)
 {
+	if (len > FM_DATA_PREFETCH_MAX)
+		len = FM_DATA_PREFETCH_MAX;
 	for (uint64_t off = 0; off < len; off += FM_DATA_LINE)
 		__builtin_prefetch(p + off, 0, 2);
 }
@@ -41,8 +46,7 @@ void fm_data_read(const void *data, const struct fm_req *req)
 	COPY_BEGIN();
 
 	if (req->len > FM_DATA_READ_PREFETCH_MIN)
-		data_prefetch_l2(src,
-				 req->len < FM_DATA_PREFETCH_MAX ? req->len : FM_DATA_PREFETCH_MAX);
+		data_prefetch_l2(src, req->len);
 
 	for (uint32_t i = 0; i < req->iovcnt; i++) {
 		memcpy(req->iov[i].base, src, req->iov[i].len);
@@ -85,6 +89,6 @@ void fm_data_prefetch(const void *data, uint64_t offset, uint64_t len, bool for_
 		for (off = 0; off < len; off += FM_DATA_LINE)
 			__builtin_prefetch(p + off, 0, 3); /* prefetcht0: first level */
 	} else {
-		data_prefetch_l2(p, len < FM_DATA_PREFETCH_MAX ? len : FM_DATA_PREFETCH_MAX);
+		data_prefetch_l2(p, len);
 	}
 }

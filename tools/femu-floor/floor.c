@@ -55,6 +55,18 @@ static inline void serialize_loads(void)
 #endif
 }
 
+/* Prefetch len bytes at p into the first (l1) or the second level. */
+static inline void floor_pf_lines(const uint8_t *p, unsigned len, bool l1)
+{
+	if (l1) {
+		for (unsigned l = 0; l < len; l += LINE)
+			__builtin_prefetch(p + l, 0, 3);
+	} else {
+		for (unsigned l = 0; l < len; l += LINE)
+			__builtin_prefetch(p + l, 0, 2);
+	}
+}
+
 /*
  * The copy of a 4 KiB block as femud makes it (ftl/fm_data.c): with
  * pf_first, every line of the source asked for into the second level
@@ -64,8 +76,7 @@ static inline void serialize_loads(void)
 static inline void floor_copy_block(void *dst, const uint8_t *src, bool pf_first)
 {
 	if (pf_first)
-		for (unsigned l = 0; l < BLOCK; l += LINE)
-			__builtin_prefetch(src + l, 0, 2);
+		floor_pf_lines(src, BLOCK, false);
 	memcpy(dst, src, BLOCK);
 }
 
@@ -439,18 +450,6 @@ int floor_ring_qd1_virtio_ns(int cpu_a, int cpu_b, const struct floor_buf *buf, 
 			     double *ns)
 {
 	return ring_qd1_run(cpu_a, cpu_b, buf, rounds, true, ns);
-}
-
-/* Prefetch len bytes at p into the first (l1) or the second level. */
-static inline void floor_pf_lines(const uint8_t *p, unsigned len, bool l1)
-{
-	if (l1) {
-		for (unsigned l = 0; l < len; l += LINE)
-			__builtin_prefetch(p + l, 0, 3);
-	} else {
-		for (unsigned l = 0; l < len; l += LINE)
-			__builtin_prefetch(p + l, 0, 2);
-	}
 }
 
 /*
@@ -905,21 +904,18 @@ double floor_copy4k_rate(const struct floor_buf *b, unsigned n)
 
 	if (off == NULL || n == 0)
 		return free(off), 0.0;
-	best = copy_rate_lookahead(b, off, n, 0, FLOOR_PF_NONE, false);
-	for (int c = 0; c < 2; c++)
-		for (unsigned k = 0; k < sizeof(looks) / sizeof(looks[0]); k++)
-			for (int pf = FLOOR_PF_NONE + 1; pf < FLOOR_PF_COUNT; pf++) {
-				double r =
-				    copy_rate_lookahead(b, off, n, looks[k], (enum floor_pf)pf, c);
-
-				if (r > best)
-					best = r;
-			}
-	{
-		double r = copy_rate_lookahead(b, off, n, 0, FLOOR_PF_NONE, true);
+	best = 0.0;
+	for (int c = 0; c < 2; c++) {
+		double r = copy_rate_lookahead(b, off, n, 0, FLOOR_PF_NONE, c);
 
 		if (r > best)
 			best = r;
+		for (unsigned k = 0; k < sizeof(looks) / sizeof(looks[0]); k++)
+			for (int pf = FLOOR_PF_NONE + 1; pf < FLOOR_PF_COUNT; pf++) {
+				r = copy_rate_lookahead(b, off, n, looks[k], (enum floor_pf)pf, c);
+				if (r > best)
+					best = r;
+			}
 	}
 	free(off);
 	return best;

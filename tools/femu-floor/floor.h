@@ -110,7 +110,7 @@ struct floor_ring_res {
 	unsigned look;	  /* requests parsed ahead of the copy */
 	unsigned pub;	  /* used index stored every pub requests, 0: once per batch */
 	enum floor_pf pf; /* how a block parsed ahead was hinted */
-	int pf_first;	  /* 1: each copy first asks for its block's 64 lines into L2 */
+	bool pf_first;	  /* each copy first asks for its block's 64 lines into L2 */
 };
 int floor_ring_rate(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigned qd, unsigned ms,
 		    struct floor_ring_res *out);

@@ -225,6 +225,13 @@ static const char *const copy_pf_names[COPY_PF_COUNT] = {
     "512 B to L1 one ahead", "4 KiB to L2 two ahead", "4 KiB to L2 two ahead and first"};
 #define COPY_LOOK_MAX 2u
 
+/* prefetcht1 of the first 4 KiB (at most bs bytes) of the block at p. */
+static inline void prefetch_l2_4k(const uint8_t *p, uint32_t bs)
+{
+	for (unsigned l = 0; l < 4096 && l < bs; l += LINE)
+		__builtin_prefetch(p + l, 0, 2);
+}
+
 /* One batch of bare copies of random blocks, prefetched as pf says: ticks per copy. */
 static double batch_copy(const uint8_t *backend, const struct ring *r, const struct opts *o,
 			 uint64_t blocks, uint64_t *rng, unsigned n, enum copy_pf pf)
@@ -244,12 +251,10 @@ static double batch_copy(const uint8_t *backend, const struct ring *r, const str
 			for (unsigned l = 0; l < 512 && l < o->bs; l += LINE)
 				__builtin_prefetch(p + l, 0, 3);
 		} else {
-			for (unsigned l = 0; l < 4096 && l < o->bs; l += LINE)
-				__builtin_prefetch(p + l, 0, 2);
+			prefetch_l2_4k(p, o->bs);
 		}
 		if (pf == COPY_PF_L2_4K_FIRST)
-			for (unsigned l = 0; l < 4096 && l < o->bs; l += LINE)
-				__builtin_prefetch(backend + cur * o->bs + l, 0, 2);
+			prefetch_l2_4k(backend + cur * o->bs, o->bs);
 		memcpy(r->data + (size_t)(i % o->qd) * o->bs, backend + cur * o->bs, o->bs);
 	}
 	return (double)(rte_rdtsc() - t0) / n;
