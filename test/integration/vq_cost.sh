@@ -3,7 +3,8 @@
 # vq_cost.sh - tools/vq-cost serves every request of its runs (a failed one
 # ends it with exit 1), its JSON carries both sides of the ratio and the
 # ratio follows from them, --cold-ring and 512 B runs work, bad options exit 2
-# naming the option.  No figure is compared with a fixed number.
+# naming the option, and the copy path's prefetch instructions are in the
+# binary.  No figure is compared with a fixed number.
 # Args: vq-cost path.
 set -u
 VQC=$1
@@ -41,6 +42,28 @@ bad qd_big --qd --qd 400
 bad size --size-mb --size-mb 0
 bad time --time --time 0
 bad extra unexpected stray
+
+# The prefetches the copy path relies on are in the code that runs (vq-cost links femud's
+# fm_data.c and vq.c): GCC 12 deletes a call to a function that only prefetches when it
+# does not inline it, without a warning.
+has_prefetch() { # function instruction...
+	local fn=$1 body
+	shift
+	body=$(objdump -d --no-show-raw-insn "$VQC" | awk -v f="<$fn>:" '
+		$2 == f { on = 1; next } on && /^[0-9a-f]+ <.*>:$/ { exit } on')
+	for insn in "$@"; do
+		grep -qw "$insn" <<<"$body" || { echo "$fn: no $insn"; return 1; }
+	done
+}
+if ! command -v objdump >/dev/null; then
+	ko "prefetches: objdump (binutils) not installed"
+elif why=$(has_prefetch fm_data_read prefetcht1 &&
+	has_prefetch fm_data_prefetch prefetcht0 prefetcht1 prefetchw &&
+	has_prefetch pmd_vq_sweep prefetcht0 && has_prefetch batch_copy prefetcht0 prefetcht1); then
+	ok "prefetches compiled in: fm_data_read, fm_data_prefetch, pmd_vq_sweep, batch_copy"
+else
+	ko "prefetches: $why"
+fi
 
 [ $fails -eq 0 ] && echo "all passed" || echo "$fails failed"
 exit $((fails > 0))
