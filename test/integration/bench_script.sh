@@ -39,16 +39,23 @@ fl=j["machine_floor"]
 # femu-floor gives up when the host keeps a CPU away for seconds (heavy load): then bench says so
 assert fl is None or (fl["copy4k_per_s"]>0 and fl["rounds"]==1), fl
 assert len(m["lat_cdf_us"])>10
-# QD1 pairs: femud QD1 right after the bare ring QD1, 2 per round (none when femu-floor gave up)
+# QD1 pairs: femud QD1 between two bare ring QD1 samples, 2 per round (none when femu-floor
+# gave up); judged on the steady pairs (ring before and after within 10%) when there are any
 q, ps = j["qd1_paired"], j["qd1_pairs"]
 assert (q is None) == (ps == []), (q, ps)
 if q:
     assert len(ps) == 1 and ps[0]["round"] == 0 and 1 <= len(ps[0]["pairs"]) <= 2, ps
     for p in ps[0]["pairs"]:
-        assert p["iops"] > 0 and p["ring_iops"] > 0, p
+        a, b = p["ring_iops_before"], p["ring_iops_after"]
+        assert p["iops"] > 0 and min(a, b) > 0, p
+        assert min(a, b) - 1 <= p["ring_iops"] <= max(a, b) + 1, p
+        assert p["steady"] == (abs(a - b) <= 0.10 * max(a, b)), p
         assert abs(p["ratio"] - p["iops"] / p["ring_iops"]) < 0.01 * p["ratio"], p
     assert q["pairs"] == len(ps[0]["pairs"]) and q["rounds"] == 1, q
-    rs = sorted(p["ratio"] for p in ps[0]["pairs"])
+    steady = [p for p in ps[0]["pairs"] if p["steady"]]
+    assert q["steady_pairs"] == len(steady), q
+    assert q["judged_on"] == ("steady" if steady else "all"), q
+    rs = sorted(p["ratio"] for p in (steady or ps[0]["pairs"]))
     assert rs[0] <= q["ratio_median"] <= rs[-1], q
     assert any(l.startswith("floor goal randread 4k QD1: femud ") and "pairs" in l
                for l in j["goal"]), j["goal"]' "$T/b.json"; then ok "json medians, per-second rates, floor, QD1 pairs"

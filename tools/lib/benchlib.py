@@ -162,50 +162,89 @@ def fmt_iops(v):
     return f"{v / 1e6:.2f}M" if v >= 1e6 else f"{v / 1e3:.1f}k"
 
 
+# A QD1 pair is steady when the bare ring measured right before and right after the target's
+# sample differs by at most this share: the VM did not change placement mode in between.
+PAIR_STEADY_TOL = 0.10
+
+
+def rate_mean(a, b):
+    """The rate of the mean time per request of two rates (their harmonic mean)."""
+    return 2 / (1 / a + 1 / b)
+
+
+def qd1_pair(before, after, iops, tol=PAIR_STEADY_TOL):
+    """One QD1 pair from femu-floor --ring-qd1 before and after the target's sample (iops)."""
+    a, b = before["ring_qd1_4k_max_iops"], after["ring_qd1_4k_max_iops"]
+    ring = rate_mean(a, b)
+    p = {"ring_iops": round(ring), "ring_iops_before": round(a), "ring_iops_after": round(b),
+         "steady": abs(a - b) <= tol * max(a, b), "iops": round(iops), "ratio": iops / ring}
+    va, vb = (f.get("ring_qd1_virtio_4k_max_iops") for f in (before, after))
+    if va and vb:
+        p.update(virtio_ring_iops=round(rate_mean(va, vb)),
+                 virtio_ratio=iops / rate_mean(va, vb))
+    return p
+
+
 def paired_qd1(floor_exe, cpus, size_mb, proc, run_qd1, pairs):
     """QD1 against the bare split ring measured right next to it, in the same vCPU placement.
 
-    These VMs run QD1 at two speeds that change within minutes, so a floor taken once per
-    round may land in the other one.  `pairs` times: the target is stopped (SIGSTOP: its
-    poller leaves the CPU), femu-floor --ring-qd1 runs on the same CPUs and buffer size, the
-    target is resumed (SIGCONT) and run_qd1() runs its QD1 sample (returns IOPS or None).
-    Returns {"pairs": [{"ring_iops", "iops", "ratio", "virtio_ring_iops", "virtio_ratio"}...]}
-    and pairs_summary()'s medians (ratio = target / bare ring; virtio_ratio = target / the ring
-    with virtio-blk's request layout and EVENT_IDX, when femu-floor has it), or None when no
-    pair completed."""
+    These VMs run QD1 at two speeds that change within seconds to minutes, so a floor taken
+    once per round may land in the other one, and so may a floor taken only before the
+    sample.  The ring is measured before the first sample and after every sample
+    (femu-floor --ring-qd1 on the same CPUs and buffer size, the target stopped by SIGSTOP
+    meanwhile so that its poller leaves the CPU); run_qd1() runs the target's QD1 sample
+    (returns IOPS or None).  Each sample is judged against the mean of the ring before and
+    after it, and is steady when those two agree within PAIR_STEADY_TOL.  Returns
+    {"pairs": [qd1_pair()...]} and pairs_summary()'s medians, or None when no pair
+    completed."""
     got = []
     if not floor_exe or pairs < 1:
         return None
-    for _ in range(pairs):
+
+    def ring():
         proc.send_signal(signal.SIGSTOP)
         try:
-            fl = femu_floor(floor_exe, cpus, size_mb, extra=["--ring-qd1"], timeout=120)
+            return femu_floor(floor_exe, cpus, size_mb, extra=["--ring-qd1"], timeout=120)
         finally:
             proc.send_signal(signal.SIGCONT)
+
+    before = ring()
+    for _ in range(pairs):
         iops = run_qd1()
-        if fl and iops:
-            ring = fl["ring_qd1_4k_max_iops"]
-            p = {"ring_iops": round(ring), "iops": round(iops), "ratio": iops / ring}
-            vring = fl.get("ring_qd1_virtio_4k_max_iops")
-            if vring:
-                p.update(virtio_ring_iops=round(vring), virtio_ratio=iops / vring)
-            got.append(p)
+        after = ring()
+        if before and after and iops:
+            got.append(qd1_pair(before, after, iops))
+        before = after
     if not got:
         return None
     return {"pairs": got, **pairs_summary(got)}
 
 
 def pairs_summary(pairs):
-    """Medians over QD1 pairs (paired_qd1's, one run's or pooled): the target / bare ring
-    ratio, each side's IOPS, and against femu-floor's virtio-layout ring the ratio and its
-    IOPS (None when no pair has it)."""
+    """Medians over QD1 pairs (paired_qd1's, one run's or pooled), taken over the steady ones
+    when there are any, else over all (judged_on says which): the target / bare ring ratio,
+    each side's IOPS, and against femu-floor's virtio-layout ring the ratio and its IOPS
+    (None when no pair has it)."""
     med = statistics.median
-    v = [p for p in pairs if "virtio_ratio" in p]
-    return {"ratio_median": med(p["ratio"] for p in pairs),
-            "iops_median": med(p["iops"] for p in pairs),
-            "ring_iops_median": med(p["ring_iops"] for p in pairs),
+    steady = [p for p in pairs if p.get("steady", True)]
+    use = steady or pairs
+    v = [p for p in use if "virtio_ratio" in p]
+    return {"ratio_median": med(p["ratio"] for p in use),
+            "iops_median": med(p["iops"] for p in use),
+            "ring_iops_median": med(p["ring_iops"] for p in use),
             "virtio_ratio_median": med(p["virtio_ratio"] for p in v) if v else None,
-            "virtio_ring_iops_median": med(p["virtio_ring_iops"] for p in v) if v else None}
+            "virtio_ring_iops_median": med(p["virtio_ring_iops"] for p in v) if v else None,
+            "steady_pairs": len(steady), "judged_on": "steady" if steady else "all"}
+
+
+def pairs_judged_note(q, total):
+    """'N steady pairs of M (...)' for a pairs_summary over total pairs."""
+    if q["judged_on"] == "steady":
+        n = q["steady_pairs"]
+        return (f"{n} steady pair{'s' if n != 1 else ''} of {total}: the ring before and after "
+                f"the sample within {100 * PAIR_STEADY_TOL:.0f}%")
+    return (f"{total} pair{'s' if total != 1 else ''}, none steady (the ring before and after "
+            f"differed by more than {100 * PAIR_STEADY_TOL:.0f}%)")
 
 
 def virtio_ring_note(s):
