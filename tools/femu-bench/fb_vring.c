@@ -42,7 +42,7 @@ void fb_vq_reset(struct fb_vq *vq)
 	if (!vq->event_idx)
 		vq->vr.avail->flags = VRING_AVAIL_F_NO_INTERRUPT;
 	else
-		vring_used_event(&vq->vr) = 0x8000;
+		vring_used_event(&vq->vr) = FB_USED_EVENT_AHEAD;
 	vq->avail_idx = vq->kicked_idx = vq->last_used = 0;
 }
 

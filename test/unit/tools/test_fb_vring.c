@@ -142,8 +142,58 @@ Test(fb_vring, poll_and_id_validation, .fini = teardown_vq)
 	cr_assert_eq(fb_vq_id_slot(&vq, 7), 7);
 	cr_assert_eq(fb_vq_id_slot(&vq, 8), -1);   /* not a chain head */
 	cr_assert_eq(fb_vq_id_slot(&vq, 100), -1); /* beyond the ring */
-	/* used_event kept half a ring ahead: the backend never needs to call */
-	cr_assert_eq(vring_used_event(&vq.vr), (uint16_t)(2 + 0x8000));
+	/* used_event left where it was, far ahead: the backend needs no call */
+	cr_assert_eq(vring_used_event(&vq.vr), 0x8000);
+	cr_assert(!vring_need_event(vring_used_event(&vq.vr), 2, 0));
+}
+
+/* Serve n entries as a backend would, each with id 0 (a valid head). */
+static void backend_serves(uint16_t n)
+{
+	for (uint16_t i = 0; i < n; i++)
+		vq.vr.used->ring[(uint16_t)(vq.vr.used->idx + i) & vq.mask].id = 0;
+	vq.vr.used->idx = (uint16_t)(vq.vr.used->idx + n);
+}
+
+static void poll_all(void)
+{
+	uint32_t ids[64];
+
+	while (fb_vq_poll(&vq, ids, 64) > 0)
+		;
+}
+
+Test(fb_vring, used_event_is_rewritten_only_when_completions_come_close, .fini = teardown_vq)
+{
+	uint16_t old;
+
+	setup_vq(true);
+	/* 0x4000 completions: still at least 0x4000 ahead, untouched */
+	for (int k = 0; k < 0x4000 / 64; k++) {
+		old = vq.vr.used->idx;
+		backend_serves(64);
+		cr_assert(!vring_need_event(vring_used_event(&vq.vr), vq.vr.used->idx, old));
+		poll_all();
+	}
+	cr_assert_eq(vq.last_used, 0x4000);
+	cr_assert_eq(vring_used_event(&vq.vr), 0x8000);
+	/* one more: moved 0x8000 ahead of what was consumed */
+	backend_serves(1);
+	poll_all();
+	cr_assert_eq(vring_used_event(&vq.vr), (uint16_t)(0x4001 + 0x8000));
+	/* a 65536-completion wrap never passes it */
+	for (int k = 0; k < 0x10000 / 64; k++) {
+		old = vq.vr.used->idx;
+		backend_serves(64);
+		cr_assert(!vring_need_event(vring_used_event(&vq.vr), vq.vr.used->idx, old),
+			  "a call asked for at used idx %u", vq.vr.used->idx);
+		poll_all();
+	}
+	/* someone asked for a call at the next completion: the next poll puts it back */
+	vring_used_event(&vq.vr) = vq.last_used;
+	backend_serves(1);
+	poll_all();
+	cr_assert_eq(vring_used_event(&vq.vr), (uint16_t)(vq.last_used + 0x8000));
 }
 
 Test(fb_vring, round_trip_with_peer, .fini = teardown_vq)
