@@ -57,7 +57,7 @@ if q:
     assert q["judged_on"] == ("steady" if steady else "all"), q
     rs = sorted(p["ratio"] for p in (steady or ps[0]["pairs"]))
     assert rs[0] <= q["ratio_median"] <= rs[-1], q
-    assert any(l.startswith("floor goal randread 4k QD1: femud ") and "pairs" in l
+    assert any(l.startswith("floor goal randread 4k QD1: femud ") and " pair" in l
                for l in j["goal"]), j["goal"]' "$T/b.json"; then ok "json medians, per-second rates, floor, QD1 pairs"
 else ko "json: $(head -c 600 "$T/b.json")"; fi
 grep -qE '^(floor goal randread 4k QD32: femud |floor goals: no machine floor)' "$T/b.out" &&
