@@ -363,19 +363,50 @@ static unsigned vq_resubmit(struct pmd_vq *q, uint64_t now, struct pmd_chain *c)
 	return n;
 }
 
-/* Peek at the request in avail slot idx and hand its data range to the model. */
-static void vq_prefetch(struct pmd_vq *q, uint16_t idx)
+static void vq_hint(struct pmd_vq *q, const struct pmd_chain_hint *h)
+{
+	uint64_t t0 = COST_NOW();
+
+	pmd_blk_req_prefetch(q->target, h);
+	COST_ADD(q, hint, COST_NOW() - t0);
+}
+
+/*
+ * Peek at the request in avail slot idx and hand its data range to the
+ * model; with split, a read longer than PMD_VQ_HINT_SPLIT_BYTES only its
+ * first part, the rest kept for vq_prefetch_rest().
+ */
+static void vq_prefetch(struct pmd_vq *q, uint16_t idx, bool split)
 {
 	const struct pmd_chain_ring ring = {
 	    .desc = q->desc, .size = q->size, .indirect_ok = q->indirect};
 	struct pmd_chain_hint h;
-	uint64_t t0;
 
 	if (!pmd_chain_peek(q->mem, &ring, ld16(&q->avail->ring[idx & q->mask]), &h))
 		return;
-	t0 = COST_NOW();
-	pmd_blk_req_prefetch(q->target, &h);
-	COST_ADD(q, hint, COST_NOW() - t0);
+	if (split && h.type == VIRTIO_BLK_T_IN && h.data_len > PMD_VQ_HINT_SPLIT_BYTES) {
+		struct pmd_vq_hint_rest *r = &q->hint_rest[idx % PMD_VQ_LOOKAHEAD];
+
+		r->h = h;
+		r->h.sector += PMD_VQ_HINT_SPLIT_BYTES / 512;
+		r->h.data_len -= PMD_VQ_HINT_SPLIT_BYTES;
+		r->idx = idx;
+		r->set = true;
+		q->hint_rest_set = true;
+		h.data_len = PMD_VQ_HINT_SPLIT_BYTES;
+	}
+	vq_hint(q, &h);
+}
+
+/* The second part of the split hint of the request in avail slot idx, if it has one. */
+static inline void vq_prefetch_rest(struct pmd_vq *q, uint16_t idx)
+{
+	struct pmd_vq_hint_rest *r = &q->hint_rest[idx % PMD_VQ_LOOKAHEAD];
+
+	if (!q->hint_rest_set || !r->set || r->idx != idx)
+		return;
+	r->set = false;
+	vq_hint(q, &r->h);
 }
 
 /*
@@ -388,7 +419,7 @@ static void vq_prefetch_start(struct pmd_vq *q, uint16_t n)
 	uint16_t k;
 
 	for (k = 1; k < n && k < PMD_VQ_LOOKAHEAD; k++)
-		vq_prefetch(q, (uint16_t)(q->last_avail + k));
+		vq_prefetch(q, (uint16_t)(q->last_avail + k), false);
 }
 
 /*
@@ -480,7 +511,9 @@ static unsigned vq_take(struct pmd_vq *q, uint64_t now, struct pmd_chain *c)
 		    bytes > (uint64_t)i * PMD_VQ_EXTEND_MIN_AVG_BYTES)
 			n = vq_burst_extend(q, i, n);
 		if (q->prefetch && i + PMD_VQ_LOOKAHEAD < n)
-			vq_prefetch(q, (uint16_t)(q->last_avail + PMD_VQ_LOOKAHEAD));
+			vq_prefetch(q, (uint16_t)(q->last_avail + PMD_VQ_LOOKAHEAD), true);
+		if (q->prefetch && i + PMD_VQ_HINT_REST_AHEAD < n)
+			vq_prefetch_rest(q, (uint16_t)(q->last_avail + PMD_VQ_HINT_REST_AHEAD));
 
 		if (q->inflight && head < q->size)
 			rte_vhost_set_inflight_desc_split(q->vid, q->qid, head);

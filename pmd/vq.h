@@ -45,6 +45,18 @@
 #define PMD_VQ_LOOKAHEAD 4
 #endif
 /*
+ * A read's look-ahead hint for more than PMD_VQ_HINT_SPLIT_BYTES of data is
+ * given in two parts: its first PMD_VQ_HINT_SPLIT_BYTES when the request is
+ * PMD_VQ_LOOKAHEAD ahead, the rest when it is PMD_VQ_HINT_REST_AHEAD ahead.
+ * A whole 4 KiB block asked for at once stalls the sweep until miss buffers
+ * free up (64 prefetches behind the three blocks already on their way); in
+ * two halves the misses of consecutive blocks interleave.
+ */
+#ifndef PMD_VQ_HINT_SPLIT_BYTES
+#define PMD_VQ_HINT_SPLIT_BYTES 2048u
+#endif
+#define PMD_VQ_HINT_REST_AHEAD 2
+/*
  * A burst whose look-ahead reaches its end is extended by requests the driver
  * added meanwhile when its requests so far moved more than this many data
  * bytes each on average (bytes).
@@ -150,6 +162,13 @@ struct pmd_vq {
 	uint16_t nresubmit;    /* heads in resubmit[] */
 	uint16_t resubmit_pos; /* next one to replay */
 	uint16_t *resubmit;
+	/* second parts of split read hints, by avail position % PMD_VQ_LOOKAHEAD */
+	struct pmd_vq_hint_rest {
+		struct pmd_chain_hint h;
+		uint16_t idx; /* avail position of the request */
+		bool set;
+	} hint_rest[PMD_VQ_LOOKAHEAD];
+	bool hint_rest_set; /* a read was ever split: small requests skip the lookup */
 	/* the chain served last: the likely next one (PMD_VQ_GUESS) */
 	uint16_t guess_head;
 	const void *guess_hdr; /* host address of its header */

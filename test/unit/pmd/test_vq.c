@@ -375,8 +375,56 @@ Test(vq, sweep_stops_after_byte_budget)
 }
 
 /*
- * With a prefetch op every request but the first of a burst is hinted once,
- * PMD_VQ_LOOKAHEAD requests ahead.
+ * The hints a burst of n 4 KiB reads served in one sweep must have given,
+ * request k's data at offset off(k): requests 1..PMD_VQ_LOOKAHEAD-1 whole
+ * when the sweep starts; every later one in two parts, its first
+ * PMD_VQ_HINT_SPLIT_BYTES PMD_VQ_LOOKAHEAD requests before its turn and the
+ * rest PMD_VQ_HINT_REST_AHEAD before it.  Checked in the order given.
+ */
+static void check_read_hints(unsigned n, uint64_t (*off)(unsigned))
+{
+	unsigned h = 0, i, k;
+
+	for (k = 1; k < n && k < PMD_VQ_LOOKAHEAD; k++, h++) {
+		cr_assert_eq(e.m.pf[h].op, FM_OP_READ, "hint %u", h);
+		cr_assert_eq(e.m.pf[h].offset, off(k), "hint %u", h);
+		cr_assert_eq(e.m.pf[h].len, 4096, "hint %u", h);
+		cr_assert_eq(e.m.pf[h].before_submit, 0, "hint %u", h);
+	}
+	for (i = 0; i < n; i++) {
+		if (i + PMD_VQ_LOOKAHEAD < n) {
+			cr_assert_eq(e.m.pf[h].offset, off(i + PMD_VQ_LOOKAHEAD), "hint %u", h);
+			cr_assert_eq(e.m.pf[h].len, PMD_VQ_HINT_SPLIT_BYTES, "hint %u", h);
+			cr_assert_eq(e.m.pf[h].before_submit, i, "hint %u", h);
+			h++;
+		}
+		if (i + PMD_VQ_HINT_REST_AHEAD < n &&
+		    i + PMD_VQ_HINT_REST_AHEAD >= PMD_VQ_LOOKAHEAD) {
+			cr_assert_eq(e.m.pf[h].offset,
+				     off(i + PMD_VQ_HINT_REST_AHEAD) + PMD_VQ_HINT_SPLIT_BYTES,
+				     "hint %u", h);
+			cr_assert_eq(e.m.pf[h].len, 4096 - PMD_VQ_HINT_SPLIT_BYTES, "hint %u", h);
+			cr_assert_eq(e.m.pf[h].before_submit, i, "hint %u", h);
+			h++;
+		}
+	}
+	cr_assert_eq(e.m.npf, h, "%u hints, expected %u", e.m.npf, h);
+}
+
+static uint64_t off_k(unsigned k)
+{
+	return 4096ull * k;
+}
+
+static uint64_t off_k5(unsigned k)
+{
+	return 4096ull * (k % 5);
+}
+
+/*
+ * With a prefetch op every request but the first of a burst is hinted ahead
+ * of its turn: the next PMD_VQ_LOOKAHEAD - 1 whole, later ones in two parts
+ * (check_read_hints).
  */
 Test(vq, prefetch_hints_run_ahead_of_submits)
 {
@@ -388,37 +436,36 @@ Test(vq, prefetch_hints_run_ahead_of_submits)
 		post_read(k, 8 * k);
 	cr_assert_eq(pmd_vq_sweep(q, 0, &scratch), 5);
 	cr_assert_eq(e.m.calls, 5);
-	cr_assert_eq(e.m.npf, 4);
 	for (k = 0; k < 5; k++) {
 		cr_assert_eq(e.m.req[k].offset, 4096 * k, "submit order changed");
 		cr_assert_eq(e.r.used->ring[k].id, 3 * k, "completion order changed");
 		cr_assert_eq(status_of(k), VIRTIO_BLK_S_OK);
 	}
-	for (k = 1; k < 5; k++) {
-		const struct fm_rec_pf *pf = &e.m.pf[k - 1];
-
-		cr_assert_eq(pf->op, FM_OP_READ);
-		cr_assert_eq(pf->offset, 4096 * k);
-		cr_assert_eq(pf->len, 4096);
-		cr_assert_eq(pf->before_submit, k < PMD_VQ_LOOKAHEAD ? 0 : k - PMD_VQ_LOOKAHEAD);
-	}
+	check_read_hints(5, off_k);
+	cr_assert_eq(e.m.npf, 5, "three whole hints, request 4's in two parts");
 }
 
 /*
  * A burst several times the look-ahead: every request served once, in ring
- * order, each hinted once, PMD_VQ_LOOKAHEAD requests before its turn (five
+ * order, each hinted ahead of its turn as check_read_hints() says (five
  * chains fit the table of 16 descriptors: request k uses chain k % 5).
  */
+/* n reads of len bytes (request k on chain k % 5), all served by one sweep of a hinted queue. */
+static void sweep_burst_of_reads(unsigned n, uint32_t len)
+{
+	e.t.ops = &fake_model_pf_ops;
+	make_q(true, -1);
+	for (unsigned k = 0; k < n; k++)
+		fg_env_post_read(&e, QSZ, k % 5, 8 * (k % 5), len);
+	cr_assert_eq(pmd_vq_sweep(q, 0, &scratch), n);
+}
+
 Test(vq, long_burst_served_in_order_hinted_ahead)
 {
 	const unsigned n = 14;
 	unsigned k;
 
-	e.t.ops = &fake_model_pf_ops;
-	make_q(true, -1);
-	for (k = 0; k < n; k++)
-		post_read(k % 5, 8 * (k % 5));
-	cr_assert_eq(pmd_vq_sweep(q, 0, &scratch), n);
+	sweep_burst_of_reads(n, 4096);
 	cr_assert_eq(e.r.used->idx, n);
 	cr_assert_eq(q->last_avail, n);
 	cr_assert_eq(e.m.calls, n);
@@ -426,11 +473,22 @@ Test(vq, long_burst_served_in_order_hinted_ahead)
 		cr_assert_eq(e.m.req[k].offset, 4096 * (k % 5), "submit %u", k);
 		cr_assert_eq(e.r.used->ring[k].id, 3 * (k % 5), "completion %u", k);
 	}
+	check_read_hints(n, off_k5);
+}
+
+/* Reads of PMD_VQ_HINT_SPLIT_BYTES or less are hinted whole, once, PMD_VQ_LOOKAHEAD ahead. */
+Test(vq, reads_up_to_the_split_size_hinted_whole_once)
+{
+	const unsigned n = 7;
+	unsigned k;
+
+	sweep_burst_of_reads(n, PMD_VQ_HINT_SPLIT_BYTES);
 	cr_assert_eq(e.m.npf, n - 1);
 	for (k = 1; k < n; k++) {
-		cr_assert_eq(e.m.pf[k - 1].offset, 4096 * (k % 5));
+		cr_assert_eq(e.m.pf[k - 1].offset, 4096 * (k % 5), "hint %u", k);
+		cr_assert_eq(e.m.pf[k - 1].len, PMD_VQ_HINT_SPLIT_BYTES, "hint %u", k);
 		cr_assert_eq(e.m.pf[k - 1].before_submit,
-			     k < PMD_VQ_LOOKAHEAD ? 0 : k - PMD_VQ_LOOKAHEAD);
+			     k < PMD_VQ_LOOKAHEAD ? 0 : k - PMD_VQ_LOOKAHEAD, "hint %u", k);
 	}
 }
 
@@ -447,7 +505,7 @@ static void post_three_more(struct fake_model *m, void *arg)
 /*
  * Requests added while a sweep runs join its burst once the look-ahead reaches
  * the end of what the sweep saw at its start: served in the same sweep, in
- * ring order, each hinted PMD_VQ_LOOKAHEAD requests ahead as in one long burst.
+ * ring order, each hinted ahead as in one long burst.
  */
 Test(vq, requests_added_during_a_sweep_join_its_burst_hinted_ahead)
 {
@@ -465,12 +523,7 @@ Test(vq, requests_added_during_a_sweep_join_its_burst_hinted_ahead)
 		cr_assert_eq(e.m.req[k].offset, 4096 * (k % 5), "submit %u", k);
 		cr_assert_eq(e.r.used->ring[k].id, 3 * (k % 5), "completion %u", k);
 	}
-	cr_assert_eq(e.m.npf, 7);
-	for (k = 1; k < 8; k++) {
-		cr_assert_eq(e.m.pf[k - 1].offset, 4096 * (k % 5));
-		cr_assert_eq(e.m.pf[k - 1].before_submit,
-			     k < PMD_VQ_LOOKAHEAD ? 0 : k - PMD_VQ_LOOKAHEAD, "hint %u", k);
-	}
+	check_read_hints(8, off_k5);
 	cr_assert_eq(pmd_vq_sweep(q, 0, &scratch), 0);
 }
 
