@@ -48,14 +48,14 @@ for qd in (32, 128):
     assert 0 < r <= 1.25 * j["copy4k_per_s"], (qd, r, j["copy4k_per_s"])
     assert j[f"ring_qd{qd}_look"] in (1, 2, 4, 8)
     assert j[f"ring_qd{qd}_publish_every"] in (0, 8, 16)
-    assert j[f"ring_qd{qd}_hint"] in ("first 512 B to L1", "4 KiB to L2"), j[f"ring_qd{qd}_hint"]
+    assert j[f"ring_qd{qd}_hint"] in ("first 512 B to L1", "4 KiB to L2", "4 KiB to L2 in two halves"), j[f"ring_qd{qd}_hint"]
     assert isinstance(j[f"ring_qd{qd}_block_first"], bool)
 PY
 
 txt=$("$FLOOR" --cpus 1,0 --size-mb 4 --loss-ms 20 --ring-ms 100) && ok "text mode" ||
 	ko "text exit $?"
 grep -q "backend CPU 1, initiator CPU 0" <<<"$txt" && ok "text names the CPUs" || ko "text: $txt"
-grep -qE "bare split-ring backend, 4 KiB random read QD128 \(look-ahead [0-9]+, (first 512 B to L1|4 KiB to L2), used index [a-z0-9 ]+\): [0-9.]+ M/s" \
+grep -qE "bare split-ring backend, 4 KiB random read QD128 \(look-ahead [0-9]+, (first 512 B to L1|4 KiB to L2|4 KiB to L2 in two halves), used index [a-z0-9 ]+\): [0-9.]+ M/s" \
 	<<<"$txt" && ok "text has the QD128 ring floor" || ko "text: $txt"
 
 # --ring-qd1: only the QD1 ring figures, bare and with virtio-blk's layout (tools/bench

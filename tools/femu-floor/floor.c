@@ -469,12 +469,21 @@ static inline void floor_pf_block(const uint8_t *p, enum floor_pf pf)
 		floor_pf_lines(p, 512, false);
 	else if (pf == FLOOR_PF_L2_4K)
 		floor_pf_lines(p, BLOCK, false);
+	else if (pf == FLOOR_PF_L2_SPLIT)
+		floor_pf_lines(p, BLOCK / 2, false);
+}
+
+/* FLOOR_PF_L2_SPLIT: the second half of the block at p, at half the look-ahead. */
+static inline void floor_pf_rest(const uint8_t *p)
+{
+	floor_pf_lines(p + BLOCK / 2, BLOCK / 2, false);
 }
 
 const char *floor_pf_name(enum floor_pf pf)
 {
 	static const char *const names[FLOOR_PF_COUNT] = {
-	    "none", "first 512 B to L1", "4 KiB to L1", "first 512 B to L2", "4 KiB to L2"};
+	    "none",	   "first 512 B to L1",	       "4 KiB to L1", "first 512 B to L2",
+	    "4 KiB to L2", "4 KiB to L2 in two halves"};
 
 	return (unsigned)pf < FLOOR_PF_COUNT ? names[pf] : "?";
 }
@@ -643,6 +652,9 @@ static void *rq_backend(void *arg)
 				if (r->look > 0 && q->src != NULL)
 					floor_pf_block(q->src, r->pf);
 			}
+			if (r->look > 0 && r->pf == FLOOR_PF_L2_SPLIT && i + r->look / 2 < parsed &&
+			    r->q[i + r->look / 2].src != NULL)
+				floor_pf_rest(r->q[i + r->look / 2].src);
 			rq_serve(r, &r->q[i], used++);
 			if (r->pub != 0 && (i + 1) % r->pub == 0 && i + 1 < n)
 				__atomic_store_n(&r->m.vr.used->idx, used, __ATOMIC_RELEASE);
@@ -745,7 +757,7 @@ static int rq_run_once(struct rq_run *r, unsigned ms, double *rate)
 static int rq_pick(struct rq_run *r, unsigned trial_ms, struct floor_ring_res *out)
 {
 	/* the best hint of each cache level in floor_copy4k_rate's trials */
-	static const enum floor_pf pfs[] = {FLOOR_PF_L1_512, FLOOR_PF_L2_4K};
+	static const enum floor_pf pfs[] = {FLOOR_PF_L1_512, FLOOR_PF_L2_4K, FLOOR_PF_L2_SPLIT};
 	static const unsigned looks[] = {1, 2, 4, 8}, pubs[] = {0, 16, 8};
 	enum {
 		NL = sizeof(looks) / sizeof(looks[0]),
@@ -887,6 +899,8 @@ static double copy_rate_lookahead(const struct floor_buf *b, const size_t *off, 
 	for (unsigned i = 0; i < n; i++) {
 		if (look > 0 && i + look < n)
 			floor_pf_block(b->base + off[i + look], pf);
+		if (pf == FLOOR_PF_L2_SPLIT && i + look / 2 < n)
+			floor_pf_rest(b->base + off[i + look / 2]);
 		floor_copy_block(dst[i & 31], b->base + off[i], pf_first);
 	}
 	return (double)n * 1e9 / (double)(now_ns() - t0);

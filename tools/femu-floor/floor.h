@@ -88,8 +88,9 @@ int floor_ring_qd1_virtio_ns(int cpu_a, int cpu_b, const struct floor_buf *buf, 
  * 16 or 8 requests within it.  Requests are parsed `look` requests ahead of
  * their copy and their block hinted then (enum floor_pf, as
  * floor_copy4k_rate).  The best look-ahead (1, 2, 4, 8), publish interval
- * (batch, 16, 8), hint (first 512 B to L1, 4 KiB to L2) and copy (memcpy
- * alone, or the block's lines asked for first) in short trials (ms / 8, 25..100 ms, two
+ * (batch, 16, 8), hint (first 512 B to L1, 4 KiB to L2 at once or in two
+ * halves) and copy (memcpy alone, or the block's lines asked for first) in
+ * short trials (ms / 8, 25..100 ms, two
  * rounds) is then measured for ms.  No notifications (both sides poll), no model, no statistics. 0,
  * -EINVAL (same CPUs, qd not 1..FLOOR_RING_MAX_QD, ms < 100), -ETIMEDOUT (a partner silent for 10
  * s) or another -errno.
@@ -101,7 +102,10 @@ enum floor_pf {
 	FLOOR_PF_L1_512, /* first 512 B, prefetcht0 (the hardware prefetcher streams the rest) */
 	FLOOR_PF_L1_4K,	 /* all 64 lines, prefetcht0 */
 	FLOOR_PF_L2_512, /* first 512 B, prefetcht1 */
-	FLOOR_PF_L2_4K,	 /* all 64 lines, prefetcht1 (what femud does, ftl/fm_data.h) */
+	FLOOR_PF_L2_4K,	 /* all 64 lines, prefetcht1 */
+	/* the first 2 KiB at the look-ahead, the rest at half of it, prefetcht1 (femud, pmd/vq.h)
+	 */
+	FLOOR_PF_L2_SPLIT,
 	FLOOR_PF_COUNT
 };
 const char *floor_pf_name(enum floor_pf pf);

@@ -218,25 +218,35 @@ static double batch_vq(struct ring *r, const struct opts *o, struct pmd_vq *q,
 enum copy_pf {
 	COPY_PF_L1_512,	     /* the first 512 B to the first level, one block ahead */
 	COPY_PF_L2_4K,	     /* up to 4 KiB to the second level, two blocks ahead */
-	COPY_PF_L2_4K_FIRST, /* the same, and each copy asks for its own block first (femud) */
+	COPY_PF_L2_4K_FIRST, /* the same, and each copy asks for its own block first */
+	/* the first 2 KiB to L2 four ahead, the rest two ahead, and first (femud, pmd/vq.h) */
+	COPY_PF_L2_SPLIT_FIRST,
 	COPY_PF_COUNT
 };
 static const char *const copy_pf_names[COPY_PF_COUNT] = {
-    "512 B to L1 one ahead", "4 KiB to L2 two ahead", "4 KiB to L2 two ahead and first"};
-#define COPY_LOOK_MAX 2u
+    "512 B to L1 one ahead", "4 KiB to L2 two ahead", "4 KiB to L2 two ahead and first",
+    "4 KiB to L2 in halves four and two ahead, and first"};
+#define COPY_LOOK_MAX 4u
+#define COPY_SPLIT 2048u
+
+/* prefetcht1 of bytes [from, 4 KiB) (at most bs) of the block at p. */
+static inline void prefetch_l2_from(const uint8_t *p, uint32_t from, uint32_t bs)
+{
+	for (unsigned l = from; l < 4096 && l < bs; l += LINE)
+		__builtin_prefetch(p + l, 0, 2);
+}
 
 /* prefetcht1 of the first 4 KiB (at most bs bytes) of the block at p. */
 static inline void prefetch_l2_4k(const uint8_t *p, uint32_t bs)
 {
-	for (unsigned l = 0; l < 4096 && l < bs; l += LINE)
-		__builtin_prefetch(p + l, 0, 2);
+	prefetch_l2_from(p, 0, bs);
 }
 
 /* One batch of bare copies of random blocks, prefetched as pf says: ticks per copy. */
 static double batch_copy(const uint8_t *backend, const struct ring *r, const struct opts *o,
 			 uint64_t blocks, uint64_t *rng, unsigned n, enum copy_pf pf)
 {
-	const unsigned look = pf == COPY_PF_L1_512 ? 1 : 2;
+	const unsigned look = pf == COPY_PF_L1_512 ? 1 : pf == COPY_PF_L2_SPLIT_FIRST ? 4 : 2;
 	uint64_t ahead[COPY_LOOK_MAX], t0;
 
 	for (unsigned k = 0; k < look; k++)
@@ -250,10 +260,14 @@ static double batch_copy(const uint8_t *backend, const struct ring *r, const str
 		if (pf == COPY_PF_L1_512) {
 			for (unsigned l = 0; l < 512 && l < o->bs; l += LINE)
 				__builtin_prefetch(p + l, 0, 3);
+		} else if (pf == COPY_PF_L2_SPLIT_FIRST) {
+			prefetch_l2_4k(p, o->bs < COPY_SPLIT ? o->bs : COPY_SPLIT);
+			prefetch_l2_from(backend + ahead[(i + 2) % look] * o->bs, COPY_SPLIT,
+					 o->bs);
 		} else {
 			prefetch_l2_4k(p, o->bs);
 		}
-		if (pf == COPY_PF_L2_4K_FIRST)
+		if (pf == COPY_PF_L2_4K_FIRST || pf == COPY_PF_L2_SPLIT_FIRST)
 			prefetch_l2_4k(backend + cur * o->bs, o->bs);
 		memcpy(r->data + (size_t)(i % o->qd) * o->bs, backend + cur * o->bs, o->bs);
 	}
