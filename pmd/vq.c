@@ -363,6 +363,7 @@ static unsigned vq_resubmit(struct pmd_vq *q, uint64_t now, struct pmd_chain *c)
 	return n;
 }
 
+/* Hand one data hint to the model (cost builds time it apart). */
 static void vq_hint(struct pmd_vq *q, const struct pmd_chain_hint *h)
 {
 	uint64_t t0 = COST_NOW();
