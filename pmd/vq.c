@@ -393,7 +393,6 @@ static void vq_prefetch(struct pmd_vq *q, uint16_t idx, bool split)
 		r->h.data_len -= PMD_VQ_HINT_SPLIT_BYTES;
 		r->idx = idx;
 		r->set = true;
-		q->hint_rest_set = true;
 		h.data_len = PMD_VQ_HINT_SPLIT_BYTES;
 	}
 	vq_hint(q, &h);
@@ -404,7 +403,7 @@ static inline void vq_prefetch_rest(struct pmd_vq *q, uint16_t idx)
 {
 	struct pmd_vq_hint_rest *r = &q->hint_rest[idx % PMD_VQ_LOOKAHEAD];
 
-	if (!q->hint_rest_set || !r->set || r->idx != idx)
+	if (!r->set || r->idx != idx)
 		return;
 	r->set = false;
 	vq_hint(q, &r->h);

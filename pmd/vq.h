@@ -168,7 +168,6 @@ struct pmd_vq {
 		uint16_t idx; /* avail position of the request */
 		bool set;
 	} hint_rest[PMD_VQ_LOOKAHEAD];
-	bool hint_rest_set; /* a read was ever split: small requests skip the lookup */
 	/* the chain served last: the likely next one (PMD_VQ_GUESS) */
 	uint16_t guess_head;
 	const void *guess_hdr; /* host address of its header */
