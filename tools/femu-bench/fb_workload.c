@@ -219,11 +219,25 @@ static void check_read(struct worker *w, struct wq *q, unsigned slot)
 	fail_worker(w);
 }
 
-static void complete_one(struct worker *w, struct wq *q, uint32_t id, uint64_t now)
+/* A completion taken off its slot: what the accounting after the next submit needs. */
+struct reaped {
+	struct slot_meta m;
+	uint8_t st; /* the status byte the backend wrote */
+};
+
+/*
+ * Take completion id off its slot: check the id, keep the request's
+ * description and status byte in r, check a read's data (--verify) or note
+ * a write (--verify-map) while the slot's buffer still holds it, and free the
+ * slot.  The rest (latency, counters, error report) waits for
+ * account_one(), after the sweep published its next requests: at QD1 it was
+ * on the path from one completion to the next submission.  false when the
+ * id was not in flight.
+ */
+static bool reap_one(struct worker *w, struct wq *q, uint32_t id, struct reaped *r)
 {
 	int slot = fb_vq_id_slot(q->vq, id);
 	struct slot_meta *m;
-	uint8_t st;
 
 	if (slot < 0 || q->meta[slot].len == 0) {
 		if (w->reported++ < MAX_REPORTED)
@@ -232,38 +246,64 @@ static void complete_one(struct worker *w, struct wq *q, uint32_t id, uint64_t n
 				"not in flight\n",
 				q->vq->index, id);
 		fail_worker(w);
-		return;
+		return false;
 	}
 	m = &q->meta[slot];
-	if (now >= w->t_meas)
-		fb_hist_add(&w->hist, now - m->start);
-	st = q->vq->status[slot];
-	if (st != VIRTIO_BLK_S_OK) {
+	r->m = *m;
+	r->st = q->vq->status[slot];
+	if (r->st == VIRTIO_BLK_S_OK) {
+		if (m->type == VIRTIO_BLK_T_IN && w->run->o->verify)
+			check_read(w, q, (unsigned)slot);
+		else if (m->type == VIRTIO_BLK_T_OUT && w->run->vmap)
+			fb_vmap_acked(w->run->vmap, m->sector, m->len / 512, w->run->o->verify_gen);
+	}
+	m->len = 0;
+	q->inflight--;
+	q->free[q->nfree++] = (uint16_t)slot;
+	return true;
+}
+
+/* Count a reaped request completed at now (TSC): latency, totals, a failed status. */
+static void account_one(struct worker *w, struct wq *q, const struct reaped *r, uint64_t now)
+{
+	const struct slot_meta *m = &r->m;
+
+	if (r->st != VIRTIO_BLK_S_OK) {
 		w->io_errors++;
 		if (w->reported++ < MAX_REPORTED)
 			fprintf(stderr,
 				"femu-bench: queue %u: %s of %u B at sector %" PRIu64
 				" failed with status %u%s\n",
 				q->vq->index, m->type == VIRTIO_BLK_T_IN ? "read" : "write", m->len,
-				m->sector, st,
-				st == FB_STATUS_UNSET ? " (status byte not written)" : "");
+				m->sector, r->st,
+				r->st == FB_STATUS_UNSET ? " (status byte not written)" : "");
 		fail_worker(w);
-	} else if (m->type == VIRTIO_BLK_T_IN && w->run->o->verify) {
-		check_read(w, q, (unsigned)slot);
-	} else if (m->type == VIRTIO_BLK_T_OUT && w->run->vmap) {
-		fb_vmap_acked(w->run->vmap, m->sector, m->len / 512, w->run->o->verify_gen);
 	}
-	if (now >= w->t_meas) {
-		w->ios++;
-		w->bytes += m->len;
-		if (m->type == VIRTIO_BLK_T_IN)
-			w->reads++;
-		else
-			w->writes++;
-	}
-	m->len = 0;
-	q->inflight--;
-	q->free[q->nfree++] = (uint16_t)slot;
+	if (now < w->t_meas)
+		return;
+	fb_hist_add(&w->hist, now - m->start);
+	w->ios++;
+	w->bytes += m->len;
+	if (m->type == VIRTIO_BLK_T_IN)
+		w->reads++;
+	else
+		w->writes++;
+}
+
+/* Account the n requests reaped at now and note the queue's progress. */
+static void account_reaped(struct worker *w, struct wq *q, const struct reaped *done, unsigned n,
+			   uint64_t now)
+{
+	uint64_t sec;
+
+	for (unsigned i = 0; i < n; i++)
+		account_one(w, q, &done[i], now);
+	q->last_progress = clock_now(w);
+	if (now >= w->t_meas)
+		w->t_last = now;
+	sec = (now - w->t0) / w->tsc_per_s;
+	if (sec < FB_PER_S_MAX)
+		w->per_s[sec] += n;
 }
 
 /*
@@ -333,29 +373,25 @@ static void timeout_summary(const struct worker *w, uint64_t clock)
 	}
 }
 
-/* One sweep over a queue: reap, refill, publish.  Returns requests in flight. */
+/*
+ * One sweep over a queue: reap, refill, publish, then account what was
+ * reaped (after the publish: the backend already has the next requests).
+ * Returns requests in flight.
+ */
 static unsigned sweep(struct worker *w, struct wq *q, bool submit)
 {
 	uint32_t ids[POLL_BATCH];
-	uint64_t now = fb_tsc();
+	struct reaped done[POLL_BATCH];
+	unsigned n = fb_vq_poll(q->vq, ids, POLL_BATCH), nd = 0;
+	uint64_t now = fb_tsc(); /* after the poll: the completions' time */
 	uint64_t clock = worker_clock(w, now);
-	unsigned n = fb_vq_poll(q->vq, ids, POLL_BATCH);
 	uint32_t type = VIRTIO_BLK_T_IN, len = 0;
 	uint64_t off = 0;
 	unsigned queued = 0;
 
 	if (n) {
-		uint64_t sec;
-
-		now = fb_tsc();
 		for (unsigned i = 0; i < n; i++)
-			complete_one(w, q, ids[i], now);
-		q->last_progress = clock_now(w);
-		if (now >= w->t_meas)
-			w->t_last = now;
-		sec = (now - w->t0) / w->tsc_per_s;
-		if (sec < FB_PER_S_MAX)
-			w->per_s[sec] += n;
+			nd += reap_one(w, q, ids[i], &done[nd]);
 	} else if (q->inflight && clock - q->last_progress > w->timeout_ticks) {
 		fprintf(stderr,
 			"femu-bench: timeout: queue %u has %u requests in flight and no "
@@ -376,6 +412,8 @@ static unsigned sweep(struct worker *w, struct wq *q, bool submit)
 	if (queued && fb_workload_test_pause)
 		fb_workload_test_pause(w->id, q->vq->index);
 	fb_vq_publish(q->vq);
+	if (n)
+		account_reaped(w, q, done, nd, now);
 	return q->inflight;
 }
 
@@ -442,7 +480,7 @@ static void *worker_main(void *arg)
 			break;
 		if (submitting && (__atomic_load_n(&g_stop, __ATOMIC_RELAXED) ||
 				   __atomic_load_n(&g_interrupt, __ATOMIC_RELAXED) ||
-				   w->quota == 0 || (w->deadline && fb_tsc() >= w->deadline) ||
+				   w->quota == 0 || (w->deadline && w->prev_sweep >= w->deadline) ||
 				   (w->one_pass && w->cursor >= w->seq_end)))
 			submitting = false;
 		if (!submitting && inflight == 0)
