@@ -24,6 +24,7 @@
 #include <rte_ring.h>
 
 #include "pmd/pmd.h"
+#include "pmd/pmd_ab.h"
 #include "pmd/pmd_log.h"
 #include "pmd/pmd_clock.h"
 #include "pmd/poller.h"
@@ -232,6 +233,7 @@ static int poller_loop(void *arg)
 		PMD_CTR_INC(p->st.sweeps);
 		if (work) {
 			PMD_CTR_INC(p->st.busy_sweeps);
+			pmd_ab_served(work);
 			if (p->adaptive)
 				pmd_sleep_busy(&p->sleep);
 		} else {
