@@ -47,7 +47,7 @@ void fm_data_read(const void *data, const struct fm_req *req)
 	const uint8_t *src = (const uint8_t *)data + req->offset;
 	COPY_BEGIN();
 
-	if (req->len > FM_DATA_READ_PREFETCH_MIN)
+	if (req->len > FM_DATA_READ_PREFETCH_MIN && !(req->flags & FM_REQ_PREFETCHED))
 		data_prefetch_l2(src, req->len);
 
 	for (uint32_t i = 0; i < req->iovcnt; i++) {

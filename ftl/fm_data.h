@@ -24,7 +24,10 @@
  * alone ~770 ns).  A block the look-ahead hinted is already on its way, and
  * the extra hints then cost little: 4 KiB randread QD1 +7.5% (15 of 20
  * pairs), QD32 +7.3% (12 of 12), QD128 +5.2% (9 of 10) head to head.  Not
- * for writes: prefetchw of the destination measured 0.97 at QD1.
+ * for writes: prefetchw of the destination measured 0.97 at QD1.  Not for a
+ * read flagged FM_REQ_PREFETCHED: since the look-ahead hints a read in two
+ * halves the hints cover it, and the 64 extra prefetches only cost (4 KiB
+ * randread QD32 and QD128: 1.042 and 1.045 without them, in-run A/B).
  */
 #ifndef FM_DATA_READ_PREFETCH_MIN
 #define FM_DATA_READ_PREFETCH_MIN 512

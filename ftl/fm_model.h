@@ -36,6 +36,12 @@ enum fm_op {
 
 /* FM_REQ_UNMAP: write-zeroes may deallocate (virtio-blk WRITE_ZEROES_FLAG_UNMAP). */
 #define FM_REQ_UNMAP (1u << 0)
+/*
+ * FM_REQ_PREFETCHED (READ): the transport already handed this request's data
+ * range to the model's prefetch op ahead of the call; a model may skip
+ * prefetching it again.  A hint only: the data is read the same either way.
+ */
+#define FM_REQ_PREFETCHED (1u << 1)
 
 /* One host-virtual data segment (already translated from guest memory). */
 struct fm_iov {

@@ -51,7 +51,9 @@ static void exec_rw(const struct pmd_blk_target *t, const struct pmd_chain *c, b
 {
 	uint64_t len = is_read ? c->wr_len : c->rd_len;
 	uint64_t stray = is_read ? c->rd_len : c->wr_len;
-	struct fm_req req = {.op = is_read ? FM_OP_READ : FM_OP_WRITE, .len = len};
+	struct fm_req req = {.op = is_read ? FM_OP_READ : FM_OP_WRITE,
+			     .flags = is_read ? c->fm_flags & FM_REQ_PREFETCHED : 0,
+			     .len = len};
 
 	if (!is_read && t->readonly)
 		return;

@@ -312,8 +312,12 @@ static inline void vq_guess_remember(struct pmd_vq *q, uint16_t head, const stru
 		q->guess_hdr = c->hdr_at;
 }
 
-/* Serve one request at head; false when the queue had to stop. */
-static bool vq_serve(struct pmd_vq *q, uint16_t head, uint64_t now, struct pmd_chain *c)
+/*
+ * Serve one request at head, its data hinted to the model already when
+ * hinted; false when the queue had to stop.
+ */
+static bool vq_serve(struct pmd_vq *q, uint16_t head, bool hinted, uint64_t now,
+		     struct pmd_chain *c)
 {
 	const struct pmd_chain_ring ring = {
 	    .desc = q->desc, .size = q->size, .indirect_ok = q->indirect};
@@ -328,6 +332,8 @@ static bool vq_serve(struct pmd_vq *q, uint16_t head, uint64_t now, struct pmd_c
 		return false;
 	}
 	vq_guess_remember(q, head, c);
+	if (hinted)
+		c->fm_flags |= FM_REQ_PREFETCHED;
 	copy0 = COPY_TICKS();
 	pmd_blk_req_exec(q->target, c, r, now, &d);
 	t2 = COST_NOW();
@@ -355,12 +361,28 @@ static unsigned vq_resubmit(struct pmd_vq *q, uint64_t now, struct pmd_chain *c)
 	unsigned n = 0;
 
 	while (q->resubmit_pos < q->nresubmit && q->nheap < q->size) {
-		if (!vq_serve(q, q->resubmit[q->resubmit_pos++], now, c))
+		if (!vq_serve(q, q->resubmit[q->resubmit_pos++], false, now, c))
 			break;
 		PMD_CTR_INC(q->st.resubmitted);
 		n++;
 	}
 	return n;
+}
+
+/* The read in avail slot idx has had its whole data range hinted. */
+static inline void vq_hinted_mark(struct pmd_vq *q, uint16_t idx)
+{
+	q->hinted[idx & (PMD_VQ_HINTED_SLOTS - 1)] = (uint32_t)idx + 1u;
+}
+
+/* Was the read in avail slot idx hinted whole?  Clears the mark. */
+static inline bool vq_hinted_take(struct pmd_vq *q, uint16_t idx)
+{
+	uint32_t *m = &q->hinted[idx & (PMD_VQ_HINTED_SLOTS - 1)];
+	bool hinted = *m == (uint32_t)idx + 1u;
+
+	*m = 0;
+	return hinted;
 }
 
 /* Hand one data hint to the model (cost builds time it apart). */
@@ -394,6 +416,8 @@ static void vq_prefetch(struct pmd_vq *q, uint16_t idx, bool split)
 		r->idx = idx;
 		r->set = true;
 		h.data_len = PMD_VQ_HINT_SPLIT_BYTES;
+	} else if (h.type == VIRTIO_BLK_T_IN) {
+		vq_hinted_mark(q, idx);
 	}
 	vq_hint(q, &h);
 }
@@ -406,6 +430,7 @@ static inline void vq_prefetch_rest(struct pmd_vq *q, uint16_t idx)
 	if (!r->set || r->idx != idx)
 		return;
 	r->set = false;
+	vq_hinted_mark(q, idx);
 	vq_hint(q, &r->h);
 }
 
@@ -518,7 +543,7 @@ static unsigned vq_take(struct pmd_vq *q, uint64_t now, struct pmd_chain *c)
 		if (q->inflight && head < q->size)
 			rte_vhost_set_inflight_desc_split(q->vid, q->qid, head);
 		COST_ADD(q, ring, COST_NOW() - t0 - (HINT_TICKS(q) - hint0));
-		if (!vq_serve(q, head, now, c))
+		if (!vq_serve(q, head, q->prefetch && vq_hinted_take(q, q->last_avail), now, c))
 			break;
 		q->last_avail++;
 		bytes += c->rd_len + c->wr_len;

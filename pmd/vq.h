@@ -56,6 +56,8 @@
 #define PMD_VQ_HINT_SPLIT_BYTES 2048u
 #endif
 #define PMD_VQ_HINT_REST_AHEAD 2
+/* Avail positions tracked as hinted (power of two > PMD_VQ_LOOKAHEAD). */
+#define PMD_VQ_HINTED_SLOTS 8
 /*
  * A burst whose look-ahead reaches its end is extended by requests the driver
  * added meanwhile when its requests so far moved more than this many data
@@ -168,6 +170,12 @@ struct pmd_vq {
 		uint16_t idx; /* avail position of the request */
 		bool set;
 	} hint_rest[PMD_VQ_LOOKAHEAD];
+	/*
+	 * reads whose whole data range went to the model's prefetch op: avail
+	 * position + 1 by position % PMD_VQ_HINTED_SLOTS, 0 when none; the
+	 * request is then handed over with FM_REQ_PREFETCHED
+	 */
+	uint32_t hinted[PMD_VQ_HINTED_SLOTS];
 	/* the chain served last: the likely next one (PMD_VQ_GUESS) */
 	uint16_t guess_head;
 	const void *guess_hdr; /* host address of its header */

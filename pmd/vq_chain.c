@@ -250,6 +250,7 @@ static bool chain_fast3(struct rte_vhost_memory *mem, const struct pmd_chain_rin
 	c->ndesc = 3;
 	c->nempty = 0;
 	c->why = NULL;
+	c->fm_flags = 0;
 	return true;
 }
 
@@ -278,6 +279,7 @@ enum pmd_chain_result pmd_chain_parse_walk(struct rte_vhost_memory *mem,
 	c->ndesc = 0;
 	c->nempty = 0;
 	c->why = NULL;
+	c->fm_flags = 0;
 	c->hdr_at = NULL;
 	memset(&c->hdr, 0, sizeof(c->hdr));
 	if (head >= ring->size)

@@ -57,9 +57,10 @@ struct pmd_chain {
 	uint64_t wr_len;
 	uint32_t nrd;
 	uint32_t nwr;
-	uint16_t ndesc;	 /* descriptors walked, for statistics */
-	uint16_t nempty; /* descriptors of length 0 (skipped; READ/WRITE answer IOERR) */
-	const char *why; /* reason of the first error, static string */
+	uint16_t ndesc;	   /* descriptors walked, for statistics */
+	uint16_t nempty;   /* descriptors of length 0 (skipped; READ/WRITE answer IOERR) */
+	const char *why;   /* reason of the first error, static string */
+	uint32_t fm_flags; /* FM_REQ_* the transport adds (FM_REQ_PREFETCHED); parsing sets 0 */
 	struct fm_iov iov[PMD_CHAIN_MAX_IOV];
 };
 

@@ -219,13 +219,16 @@ enum copy_pf {
 	COPY_PF_L1_512,	     /* the first 512 B to the first level, one block ahead */
 	COPY_PF_L2_4K,	     /* up to 4 KiB to the second level, two blocks ahead */
 	COPY_PF_L2_4K_FIRST, /* the same, and each copy asks for its own block first */
-	/* the first 2 KiB to L2 four ahead, the rest two ahead, and first (femud, pmd/vq.h) */
+	/* the first 2 KiB to L2 four ahead, the rest two ahead, and first (femud before 2026-12) */
 	COPY_PF_L2_SPLIT_FIRST,
+	/* the same without the copy's own hint (femud: pmd/vq.h, FM_REQ_PREFETCHED) */
+	COPY_PF_L2_SPLIT,
 	COPY_PF_COUNT
 };
 static const char *const copy_pf_names[COPY_PF_COUNT] = {
     "512 B to L1 one ahead", "4 KiB to L2 two ahead", "4 KiB to L2 two ahead and first",
-    "4 KiB to L2 in halves four and two ahead, and first"};
+    "4 KiB to L2 in halves four and two ahead, and first",
+    "4 KiB to L2 in halves four and two ahead"};
 #define COPY_LOOK_MAX 4u
 #define COPY_SPLIT 2048u
 
@@ -246,7 +249,8 @@ static inline void prefetch_l2_4k(const uint8_t *p, uint32_t bs)
 static double batch_copy(const uint8_t *backend, const struct ring *r, const struct opts *o,
 			 uint64_t blocks, uint64_t *rng, unsigned n, enum copy_pf pf)
 {
-	const unsigned look = pf == COPY_PF_L1_512 ? 1 : pf == COPY_PF_L2_SPLIT_FIRST ? 4 : 2;
+	const bool split = pf == COPY_PF_L2_SPLIT_FIRST || pf == COPY_PF_L2_SPLIT;
+	const unsigned look = pf == COPY_PF_L1_512 ? 1 : split ? 4 : 2;
 	uint64_t ahead[COPY_LOOK_MAX], t0;
 
 	for (unsigned k = 0; k < look; k++)
@@ -260,7 +264,7 @@ static double batch_copy(const uint8_t *backend, const struct ring *r, const str
 		if (pf == COPY_PF_L1_512) {
 			for (unsigned l = 0; l < 512 && l < o->bs; l += LINE)
 				__builtin_prefetch(p + l, 0, 3);
-		} else if (pf == COPY_PF_L2_SPLIT_FIRST) {
+		} else if (split) {
 			prefetch_l2_4k(p, o->bs < COPY_SPLIT ? o->bs : COPY_SPLIT);
 			prefetch_l2_from(backend + ahead[(i + 2) % look] * o->bs, COPY_SPLIT,
 					 o->bs);

@@ -98,6 +98,27 @@ Test(blk_req, zero_length_data_descriptor_is_ioerr)
 	cr_assert_eq(m.calls, 0);
 }
 
+/* The transport's FM_REQ_PREFETCHED reaches the model with a read, never with a write. */
+Test(blk_req, a_prefetched_read_says_so_to_the_model_a_write_never)
+{
+	hdr(VIRTIO_BLK_T_IN, 8);
+	wr_data(4096);
+	exec();
+	cr_assert_eq(m.req[0].flags, 0, "not hinted: no flag");
+	c.fm_flags = FM_REQ_PREFETCHED;
+	exec();
+	cr_assert_eq(d.status, VIRTIO_BLK_S_OK);
+	cr_assert_eq(m.req[1].op, FM_OP_READ);
+	cr_assert_eq(m.req[1].flags, FM_REQ_PREFETCHED);
+	memset(&c, 0, sizeof(c));
+	c.fm_flags = FM_REQ_PREFETCHED;
+	hdr(VIRTIO_BLK_T_OUT, 8);
+	rd_data(buf, 4096);
+	exec();
+	cr_assert_eq(m.req[2].op, FM_OP_WRITE);
+	cr_assert_eq(m.req[2].flags, 0);
+}
+
 Test(blk_req, read_of_last_sector_ok_one_past_fails)
 {
 	hdr(VIRTIO_BLK_T_IN, CAP / 512 - 1);

@@ -54,6 +54,16 @@ static void post_read(unsigned i, uint64_t sector)
 	fg_env_post_read(&e, QSZ, i, sector, 4096);
 }
 
+/* A 4 KiB write of sector as request i: request i's read chain turned around. */
+static void post_write(unsigned i, uint64_t sector)
+{
+	struct virtio_blk_outhdr *h = fg_host(&e.g, FG_REQ_HDR(i));
+
+	post_read(i, sector);
+	h->type = VIRTIO_BLK_T_OUT;
+	e.r.desc[3 * i + 1].flags = VRING_DESC_F_NEXT;
+}
+
 /* avail_event lives after the used ring (virtio 1.1, 2.6.8). */
 static uint16_t avail_event(void)
 {
@@ -409,6 +419,10 @@ static void check_read_hints(unsigned n, uint64_t (*off)(unsigned))
 		}
 	}
 	cr_assert_eq(e.m.npf, h, "%u hints, expected %u", e.m.npf, h);
+	/* every request but the first was hinted whole before its turn */
+	for (k = 0; k < n; k++)
+		cr_assert_eq(e.m.req[k].flags & FM_REQ_PREFETCHED, k == 0 ? 0 : FM_REQ_PREFETCHED,
+			     "submit %u: flags %#x", k, e.m.req[k].flags);
 }
 
 static uint64_t off_k(unsigned k)
@@ -489,7 +503,44 @@ Test(vq, reads_up_to_the_split_size_hinted_whole_once)
 		cr_assert_eq(e.m.pf[k - 1].len, PMD_VQ_HINT_SPLIT_BYTES, "hint %u", k);
 		cr_assert_eq(e.m.pf[k - 1].before_submit,
 			     k < PMD_VQ_LOOKAHEAD ? 0 : k - PMD_VQ_LOOKAHEAD, "hint %u", k);
+		cr_assert_eq(e.m.req[k].flags, FM_REQ_PREFETCHED, "submit %u", k);
 	}
+	cr_assert_eq(e.m.req[0].flags, 0, "the first of the burst was not hinted");
+}
+
+/*
+ * A read is handed over as prefetched only when its whole hint went out: one
+ * alone (QD1) is not, nor a write, nor a read whose first part was hinted by
+ * a sweep that stopped before the rest (the next sweep serves it first).
+ */
+Test(vq, only_reads_hinted_whole_are_handed_over_as_prefetched)
+{
+	unsigned k;
+
+	e.t.ops = &fake_model_pf_ops;
+	make_q(true, -1);
+	post_read(0, 0);
+	cr_assert_eq(pmd_vq_sweep(q, 0, &scratch), 1);
+	cr_assert_eq(e.m.req[0].flags, 0, "a request alone is not hinted");
+	for (k = 1; k < 5; k++)
+		post_write(k, 8 * k);
+	cr_assert_eq(pmd_vq_sweep(q, 0, &scratch), 4);
+	for (k = 1; k < 5; k++) {
+		cr_assert_eq(e.m.req[k].op, FM_OP_WRITE);
+		cr_assert_eq(e.m.req[k].flags, 0, "write %u", k);
+	}
+}
+
+/* Without a prefetch op nothing is hinted, and no read is handed over as prefetched. */
+Test(vq, no_read_is_prefetched_for_a_model_without_prefetch_op)
+{
+	e.t.ops = &fake_model_ops;
+	make_q(true, -1);
+	for (unsigned k = 0; k < 5; k++)
+		post_read(k, 8 * k);
+	cr_assert_eq(pmd_vq_sweep(q, 0, &scratch), 5);
+	for (unsigned k = 0; k < 5; k++)
+		cr_assert_eq(e.m.req[k].flags, 0, "read %u", k);
 }
 
 /* The driver, on another CPU, adds three requests while the first is served. */
