@@ -39,10 +39,14 @@
 /*
  * With a model that has a prefetch op, a sweep peeks this many requests
  * ahead of the one it serves and hands the model a hint for their data, so
- * that the memory latency of several requests overlaps.
+ * that the memory latency of several requests overlaps.  3 against 4 (the
+ * rest of a split hint 2 ahead either way), in-run A/B (pmd_ab.h): 4 KiB
+ * randread QD32 1.006, 1.007, 1.007 (~55% of ~1300 phase triples ahead),
+ * QD128 1.003, 16 KiB QD32 1.004, 512 B QD128 0.998; 5 and 6 read 0.993
+ * and 0.985 at QD32.
  */
 #ifndef PMD_VQ_LOOKAHEAD
-#define PMD_VQ_LOOKAHEAD 4
+#define PMD_VQ_LOOKAHEAD 3
 #endif
 /*
  * A read's look-ahead hint for more than PMD_VQ_HINT_SPLIT_BYTES of data is

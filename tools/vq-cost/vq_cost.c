@@ -219,7 +219,8 @@ enum copy_pf {
 	COPY_PF_L1_512,	     /* the first 512 B to the first level, one block ahead */
 	COPY_PF_L2_4K,	     /* up to 4 KiB to the second level, two blocks ahead */
 	COPY_PF_L2_4K_FIRST, /* the same, and each copy asks for its own block first */
-	/* the first 2 KiB to L2 four ahead, the rest two ahead, and first (femud before 2026-12) */
+	/* the first 2 KiB to L2 PMD_VQ_LOOKAHEAD ahead, the rest PMD_VQ_HINT_REST_AHEAD ahead,
+	 * and first (femud before FM_REQ_PREFETCHED) */
 	COPY_PF_L2_SPLIT_FIRST,
 	/* the same without the copy's own hint (femud: pmd/vq.h, FM_REQ_PREFETCHED) */
 	COPY_PF_L2_SPLIT,
@@ -227,9 +228,9 @@ enum copy_pf {
 };
 static const char *const copy_pf_names[COPY_PF_COUNT] = {
     "512 B to L1 one ahead", "4 KiB to L2 two ahead", "4 KiB to L2 two ahead and first",
-    "4 KiB to L2 in halves four and two ahead, and first",
-    "4 KiB to L2 in halves four and two ahead"};
-#define COPY_LOOK_MAX 4u
+    "4 KiB to L2 in halves (as femud's look-ahead), and first",
+    "4 KiB to L2 in halves (as femud's look-ahead)"};
+#define COPY_LOOK_MAX (PMD_VQ_LOOKAHEAD > 4 ? PMD_VQ_LOOKAHEAD : 4u)
 #define COPY_SPLIT 2048u
 
 /* prefetcht1 of bytes [from, 4 KiB) (at most bs) of the block at p. */
@@ -250,7 +251,7 @@ static double batch_copy(const uint8_t *backend, const struct ring *r, const str
 			 uint64_t blocks, uint64_t *rng, unsigned n, enum copy_pf pf)
 {
 	const bool split = pf == COPY_PF_L2_SPLIT_FIRST || pf == COPY_PF_L2_SPLIT;
-	const unsigned look = pf == COPY_PF_L1_512 ? 1 : split ? 4 : 2;
+	const unsigned look = pf == COPY_PF_L1_512 ? 1 : split ? PMD_VQ_LOOKAHEAD : 2;
 	uint64_t ahead[COPY_LOOK_MAX], t0;
 
 	for (unsigned k = 0; k < look; k++)
@@ -266,8 +267,9 @@ static double batch_copy(const uint8_t *backend, const struct ring *r, const str
 				__builtin_prefetch(p + l, 0, 3);
 		} else if (split) {
 			prefetch_l2_4k(p, o->bs < COPY_SPLIT ? o->bs : COPY_SPLIT);
-			prefetch_l2_from(backend + ahead[(i + 2) % look] * o->bs, COPY_SPLIT,
-					 o->bs);
+			prefetch_l2_from(backend +
+					     ahead[(i + PMD_VQ_HINT_REST_AHEAD) % look] * o->bs,
+					 COPY_SPLIT, o->bs);
 		} else {
 			prefetch_l2_4k(p, o->bs);
 		}

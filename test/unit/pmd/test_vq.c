@@ -456,7 +456,8 @@ Test(vq, prefetch_hints_run_ahead_of_submits)
 		cr_assert_eq(status_of(k), VIRTIO_BLK_S_OK);
 	}
 	check_read_hints(5, off_k);
-	cr_assert_eq(e.m.npf, 5, "three whole hints, request 4's in two parts");
+	/* requests 1..LOOKAHEAD-1 whole, the later ones in two parts */
+	cr_assert_eq(e.m.npf, (PMD_VQ_LOOKAHEAD - 1) + 2 * (5 - PMD_VQ_LOOKAHEAD));
 }
 
 /*
@@ -633,8 +634,13 @@ Test(vq, broken_chain_ahead_breaks_queue_at_its_place)
 	cr_assert_eq(q->last_avail, 2);
 	cr_assert_eq(status_of(2), 0xff);
 	cr_assert_eq(status_of(3), 0xff, "request after the broken one served");
-	for (k = 0; k < e.m.npf && k < FM_REC_MAX; k++)
-		cr_assert_eq(e.m.pf[k].offset, 4096 * (k + 1));
+	/* hints (whole or in parts) for requests 1-3 only, in ring order */
+	for (k = 0; k < e.m.npf && k < FM_REC_MAX; k++) {
+		cr_assert_geq(e.m.pf[k].offset, 4096, "hint %u", k);
+		cr_assert_lt(e.m.pf[k].offset, 4 * 4096, "hint %u", k);
+		if (k > 0)
+			cr_assert_gt(e.m.pf[k].offset, e.m.pf[k - 1].offset, "hint %u", k);
+	}
 }
 
 Test(vq, bad_head_ahead_is_not_hinted_and_breaks_queue)
