@@ -369,19 +369,25 @@ static unsigned vq_resubmit(struct pmd_vq *q, uint64_t now, struct pmd_chain *c)
 	return n;
 }
 
-/* The read in avail slot idx has had its whole data range hinted. */
-static inline void vq_hinted_mark(struct pmd_vq *q, uint16_t idx)
+/* What the look-ahead hinted of a request (struct pmd_vq_hint_slot). */
+enum vq_hint_state {
+	VQ_HINT_NONE = 0, /* nothing, or not a read */
+	VQ_HINT_FIRST,	  /* a read's first part; the rest is kept in the slot */
+	VQ_HINT_WHOLE,	  /* a read's whole data range */
+};
+
+static inline struct pmd_vq_hint_slot *vq_hint_slot(struct pmd_vq *q, uint16_t idx)
 {
-	q->hinted[idx & (PMD_VQ_HINTED_SLOTS - 1)] = (uint32_t)idx + 1u;
+	return &q->hint[idx & (PMD_VQ_HINT_SLOTS - 1)];
 }
 
-/* Was the read in avail slot idx hinted whole?  Clears the mark. */
+/* Was the read in avail slot idx hinted whole?  Clears the slot. */
 static inline bool vq_hinted_take(struct pmd_vq *q, uint16_t idx)
 {
-	uint32_t *m = &q->hinted[idx & (PMD_VQ_HINTED_SLOTS - 1)];
-	bool hinted = *m == (uint32_t)idx + 1u;
+	struct pmd_vq_hint_slot *s = vq_hint_slot(q, idx);
+	bool hinted = s->state == VQ_HINT_WHOLE && s->idx == idx;
 
-	*m = 0;
+	s->state = VQ_HINT_NONE;
 	return hinted;
 }
 
@@ -403,21 +409,20 @@ static void vq_prefetch(struct pmd_vq *q, uint16_t idx, bool split)
 {
 	const struct pmd_chain_ring ring = {
 	    .desc = q->desc, .size = q->size, .indirect_ok = q->indirect};
+	struct pmd_vq_hint_slot *s = vq_hint_slot(q, idx);
 	struct pmd_chain_hint h;
 
 	if (!pmd_chain_peek(q->mem, &ring, ld16(&q->avail->ring[idx & q->mask]), &h))
 		return;
+	s->idx = idx;
 	if (split && h.type == VIRTIO_BLK_T_IN && h.data_len > PMD_VQ_HINT_SPLIT_BYTES) {
-		struct pmd_vq_hint_rest *r = &q->hint_rest[idx % PMD_VQ_LOOKAHEAD];
-
-		r->h = h;
-		r->h.sector += PMD_VQ_HINT_SPLIT_BYTES / 512;
-		r->h.data_len -= PMD_VQ_HINT_SPLIT_BYTES;
-		r->idx = idx;
-		r->set = true;
+		s->rest = h;
+		s->rest.sector += PMD_VQ_HINT_SPLIT_BYTES / 512;
+		s->rest.data_len -= PMD_VQ_HINT_SPLIT_BYTES;
+		s->state = VQ_HINT_FIRST;
 		h.data_len = PMD_VQ_HINT_SPLIT_BYTES;
-	} else if (h.type == VIRTIO_BLK_T_IN) {
-		vq_hinted_mark(q, idx);
+	} else {
+		s->state = h.type == VIRTIO_BLK_T_IN ? VQ_HINT_WHOLE : VQ_HINT_NONE;
 	}
 	vq_hint(q, &h);
 }
@@ -425,13 +430,12 @@ static void vq_prefetch(struct pmd_vq *q, uint16_t idx, bool split)
 /* The second part of the split hint of the request in avail slot idx, if it has one. */
 static inline void vq_prefetch_rest(struct pmd_vq *q, uint16_t idx)
 {
-	struct pmd_vq_hint_rest *r = &q->hint_rest[idx % PMD_VQ_LOOKAHEAD];
+	struct pmd_vq_hint_slot *s = vq_hint_slot(q, idx);
 
-	if (!r->set || r->idx != idx)
+	if (s->state != VQ_HINT_FIRST || s->idx != idx)
 		return;
-	r->set = false;
-	vq_hinted_mark(q, idx);
-	vq_hint(q, &r->h);
+	s->state = VQ_HINT_WHOLE;
+	vq_hint(q, &s->rest);
 }
 
 /*

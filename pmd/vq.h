@@ -64,8 +64,8 @@
 #define PMD_VQ_HINT_SPLIT_BYTES 2048u
 #endif
 #define PMD_VQ_HINT_REST_AHEAD 2
-/* Avail positions tracked as hinted (power of two > PMD_VQ_LOOKAHEAD). */
-#define PMD_VQ_HINTED_SLOTS 8
+/* Hint state kept per avail position, by position % this (power of two > PMD_VQ_LOOKAHEAD). */
+#define PMD_VQ_HINT_SLOTS 8
 /*
  * A burst whose look-ahead reaches its end is extended by requests the driver
  * added meanwhile when its requests so far moved more than this many data
@@ -172,18 +172,16 @@ struct pmd_vq {
 	uint16_t nresubmit;    /* heads in resubmit[] */
 	uint16_t resubmit_pos; /* next one to replay */
 	uint16_t *resubmit;
-	/* second parts of split read hints, by avail position % PMD_VQ_LOOKAHEAD */
-	struct pmd_vq_hint_rest {
-		struct pmd_chain_hint h;
-		uint16_t idx; /* avail position of the request */
-		bool set;
-	} hint_rest[PMD_VQ_LOOKAHEAD];
 	/*
-	 * reads whose whole data range went to the model's prefetch op: avail
-	 * position + 1 by position % PMD_VQ_HINTED_SLOTS, 0 when none; the
-	 * request is then handed over with FM_REQ_PREFETCHED
+	 * what the look-ahead hinted of the read at each avail position (by
+	 * position % PMD_VQ_HINT_SLOTS): its first part with the rest still to
+	 * hint, or all of it (then it is handed over with FM_REQ_PREFETCHED)
 	 */
-	uint32_t hinted[PMD_VQ_HINTED_SLOTS];
+	struct pmd_vq_hint_slot {
+		struct pmd_chain_hint rest; /* VQ_HINT_FIRST: the second part */
+		uint16_t idx;		    /* avail position of the request */
+		uint8_t state;		    /* enum vq_hint_state (vq.c) */
+	} hint[PMD_VQ_HINT_SLOTS];
 	/* the chain served last: the likely next one (PMD_VQ_GUESS) */
 	uint16_t guess_head;
 	const void *guess_hdr; /* host address of its header */
