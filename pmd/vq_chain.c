@@ -16,6 +16,7 @@
 
 #include <rte_byteorder.h>
 #include <rte_common.h>
+#include <rte_prefetch.h>
 
 #include "pmd/vq_chain.h"
 
@@ -356,6 +357,23 @@ bool pmd_chain_peek(struct rte_vhost_memory *mem, const struct pmd_chain_ring *r
 	if ((d.flags & VRING_DESC_F_NEXT) && d.next < tbl_size)
 		h->data_len = desc_read(tbl, d.next).len;
 	return true;
+}
+
+void pmd_chain_touch(struct rte_vhost_memory *mem, const struct pmd_chain_ring *ring, uint16_t head)
+{
+	const struct virtio_blk_outhdr *hdr;
+	struct vring_desc d;
+
+	if (head >= ring->size)
+		return;
+	d = desc_read(ring->desc, head);
+	if (d.flags & VRING_DESC_F_INDIRECT)
+		return;
+	if ((d.flags & VRING_DESC_F_NEXT) && d.next < ring->size)
+		rte_prefetch0(&ring->desc[d.next]);
+	hdr = peek_hdr(mem, d.addr);
+	if (hdr != NULL)
+		rte_prefetch0(hdr);
 }
 
 uint64_t pmd_iov_copy_out(const struct fm_iov *iov, uint32_t n, uint64_t off, void *dst,

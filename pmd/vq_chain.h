@@ -109,6 +109,15 @@ bool pmd_chain_peek(struct rte_vhost_memory *mem, const struct pmd_chain_ring *r
 		    struct pmd_chain_hint *h);
 
 /*
+ * Ask for the lines of the chain at head that a later pmd_chain_peek()
+ * loads: its request header and the descriptor after the header's.  Reads
+ * the head descriptor (a chain through an indirect table is left alone);
+ * validates nothing, writes nothing.
+ */
+void pmd_chain_touch(struct rte_vhost_memory *mem, const struct pmd_chain_ring *ring,
+		     uint16_t head);
+
+/*
  * Copy len bytes out of the segments iov[0..n) starting at byte offset off;
  * returns the number of bytes copied (less than len at the end of the data).
  */

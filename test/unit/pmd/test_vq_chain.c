@@ -646,3 +646,40 @@ Test(vq_chain, three_descriptor_read_and_write_take_the_data_buffer_whole)
 	cr_assert_eq(c.ndesc, 3);
 	cr_assert_eq(c.nempty, 0);
 }
+
+/*
+ * pmd_chain_touch only reads: whatever the driver put in the chain (a head
+ * outside the queue, a header outside memory or across regions, a next
+ * outside the table, an indirect table), the descriptors are left as they
+ * were and the chain parses as before.  The sanitizer build catches a read
+ * outside the table.
+ */
+static void assert_touch_leaves_chain_alone(uint16_t head)
+{
+	static struct vring_desc before[QSIZE];
+	enum pmd_chain_result r = head < QSIZE ? parse(head) : PMD_CHAIN_BROKEN;
+
+	memcpy(before, desc, sizeof(desc));
+	pmd_chain_touch(g.mem, &ring, head);
+	cr_assert_arr_eq(before, desc, sizeof(desc));
+	if (head < QSIZE)
+		cr_assert_eq(parse(head), r);
+}
+
+Test(vq_chain, touch_reads_nothing_it_cannot_and_writes_nothing)
+{
+	read_chain(5, DATA, 4096);
+	assert_touch_leaves_chain_alone(5);
+	assert_touch_leaves_chain_alone(QSIZE);
+	assert_touch_leaves_chain_alone(UINT16_MAX);
+	desc[5].addr = FG_HOLE_GPA;
+	assert_touch_leaves_chain_alone(5);
+	read_chain(5, DATA, 4096);
+	desc[5].addr = FG_B_GPA - 8;
+	assert_touch_leaves_chain_alone(5);
+	read_chain(5, DATA, 4096);
+	desc[5].next = QSIZE;
+	assert_touch_leaves_chain_alone(5);
+	indirect_table(3);
+	assert_touch_leaves_chain_alone(9);
+}
