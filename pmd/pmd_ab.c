@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "pmd/pmd_clock.h"
 
@@ -17,15 +18,20 @@ static int ab_cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static double ab_median_sorted(const double *x, unsigned m)
+{
+	return m % 2 ? x[m / 2] : (x[m / 2 - 1] + x[m / 2]) / 2.0;
+}
+
 unsigned pmd_ab_summarize(const uint64_t *dur, const uint8_t *on, unsigned n,
 			  uint64_t phase_requests, double tsc_hz, double lo, double hi,
 			  struct pmd_ab_summary *s)
 {
-	static double r[PMD_AB_MAX_PHASES];
+	static double r[PMD_AB_MAX_PHASES], rv[PMD_AB_MAX_PHASES], rb[PMD_AB_MAX_PHASES];
 	unsigned m = 0;
 
 	s->triples = s->ahead = 0;
-	s->median = s->q1 = s->q3 = 0.0;
+	s->median = s->q1 = s->q3 = s->var_rate = s->base_rate = 0.0;
 	/* every middle: a variant phase against its neighbours and a baseline phase against its */
 	for (unsigned i = 1; i + 1 < n && m < PMD_AB_MAX_PHASES; i++) {
 		double mid = (double)dur[i],
@@ -39,15 +45,21 @@ unsigned pmd_ab_summarize(const uint64_t *dur, const uint8_t *on, unsigned n,
 		rate = (double)phase_requests * tsc_hz / base;
 		if (rate < lo || rate >= hi)
 			continue;
+		rv[m] = (double)phase_requests * tsc_hz / var;
+		rb[m] = rate;
 		r[m++] = base / var; /* ticks per phase: fewer is faster */
 	}
 	if (m == 0)
 		return 0;
 	qsort(r, m, sizeof(r[0]), ab_cmp_double);
+	qsort(rv, m, sizeof(rv[0]), ab_cmp_double);
+	qsort(rb, m, sizeof(rb[0]), ab_cmp_double);
 	for (unsigned i = 0; i < m; i++)
 		s->ahead += r[i] > 1.0;
 	s->triples = m;
-	s->median = m % 2 ? r[m / 2] : (r[m / 2 - 1] + r[m / 2]) / 2.0;
+	s->median = ab_median_sorted(r, m);
+	s->var_rate = ab_median_sorted(rv, m);
+	s->base_rate = ab_median_sorted(rb, m);
 	s->q1 = r[m / 4];
 	s->q3 = r[(3 * m) / 4];
 	return m;
@@ -58,12 +70,23 @@ unsigned pmd_ab_summarize(const uint64_t *dur, const uint8_t *on, unsigned n,
 #include <rte_branch_prediction.h>
 #include <rte_cycles.h>
 
+#include "ftl/fm_model.h"
+#include "pmd/blk_req.h"
+#include "pmd/vq.h"
+
 unsigned pmd_ab_variant;
+
+#define AB_COPY_SLOTS 32
+#define AB_COPY_RING 8 /* offsets kept ahead: a power of two > PMD_VQ_LOOKAHEAD */
 
 static struct {
 	bool ready;
 	unsigned mask;
-	double cut; /* requests/s between the slow and the fast mode */
+	double cut;	     /* requests/s between the slow and the fast mode */
+	uint32_t copy_bytes; /* $FEMUD_AB_COPY: copy phases of reads this long (0: off) */
+	uint64_t rnd;
+	/* AB_COPY_SLOTS buffers of copy_bytes, back to back (a driver's data slots) */
+	uint8_t *dst;
 	uint64_t served, next, last;
 	unsigned n;
 	uint64_t dur[PMD_AB_MAX_PHASES];
@@ -76,6 +99,18 @@ static void ab_setup(void)
 
 	ab.mask = m != NULL ? (unsigned)strtoul(m, NULL, 0) : 1u;
 	ab.cut = c != NULL ? strtod(c, NULL) : 900000.0;
+	c = getenv("FEMUD_AB_COPY");
+	ab.copy_bytes = c != NULL ? (uint32_t)strtoul(c, NULL, 0) & ~511u : 0;
+	if (ab.copy_bytes > (1u << 20))
+		ab.copy_bytes = 1u << 20;
+	ab.rnd = 0x2545f4914f6cdd1dull;
+	if (ab.copy_bytes != 0) {
+		ab.dst = aligned_alloc(4096, (size_t)AB_COPY_SLOTS * ab.copy_bytes);
+		if (ab.dst == NULL)
+			ab.copy_bytes = 0;
+		else
+			memset(ab.dst, 0, (size_t)AB_COPY_SLOTS * ab.copy_bytes);
+	}
 	ab.next = FEMUD_AB_PHASE;
 	ab.ready = true;
 }
@@ -99,6 +134,65 @@ void pmd_ab_served(unsigned n)
 	pmd_ab_variant = pmd_ab_variant != 0 ? 0 : ab.mask;
 }
 
+bool pmd_ab_copy_turn(void)
+{
+	return pmd_ab_variant != 0 && ab.copy_bytes != 0;
+}
+
+/* xorshift64*, as femu-floor draws its blocks */
+static uint64_t ab_rnd(void)
+{
+	ab.rnd ^= ab.rnd >> 12;
+	ab.rnd ^= ab.rnd << 25;
+	ab.rnd ^= ab.rnd >> 27;
+	return ab.rnd * 2685821657736338717ull;
+}
+
+/* Hint the read at off the way a sweep does: part first, the rest later. */
+static void ab_copy_hint(const struct pmd_blk_target *t, uint64_t off, uint32_t from, uint32_t len)
+{
+	if (t->ops->prefetch != NULL && len > 0)
+		t->ops->prefetch(t->model, FM_OP_READ, off + from, len);
+}
+
+void pmd_ab_copy_phase(const struct pmd_blk_target *t)
+{
+	const uint32_t len = ab.copy_bytes;
+	const uint32_t first = len > PMD_VQ_HINT_SPLIT_BYTES ? PMD_VQ_HINT_SPLIT_BYTES : len;
+	const uint64_t units = t->capacity / len;
+	uint64_t off[AB_COPY_RING];
+	uint64_t now = pmd_now_ns(), due;
+	unsigned i;
+
+	if (units == 0) {
+		pmd_ab_served(FEMUD_AB_PHASE);
+		return;
+	}
+	for (i = 0; i < PMD_VQ_LOOKAHEAD; i++) {
+		off[i] = (ab_rnd() % units) * len;
+		ab_copy_hint(t, off[i], 0, len);
+	}
+	for (i = 0; i < FEMUD_AB_PHASE; i++) {
+		const unsigned ahead = (i + PMD_VQ_LOOKAHEAD) % AB_COPY_RING;
+		const unsigned rest = (i + PMD_VQ_HINT_REST_AHEAD) % AB_COPY_RING;
+		struct fm_iov iov = {.base = ab.dst + (size_t)(i % AB_COPY_SLOTS) * len,
+				     .len = len};
+		struct fm_req req = {.op = FM_OP_READ,
+				     .flags = FM_REQ_PREFETCHED,
+				     .offset = off[i % AB_COPY_RING],
+				     .len = len,
+				     .iov = &iov,
+				     .iovcnt = 1};
+
+		off[ahead] = (ab_rnd() % units) * len;
+		ab_copy_hint(t, off[ahead], 0, first);
+		if (i + PMD_VQ_HINT_REST_AHEAD >= PMD_VQ_LOOKAHEAD)
+			ab_copy_hint(t, off[rest], first, len - first);
+		t->ops->submit(t->model, &req, now, &due);
+	}
+	pmd_ab_served(FEMUD_AB_PHASE);
+}
+
 static void ab_line(FILE *out, const char *what, double lo, double hi, double hz)
 {
 	struct pmd_ab_summary s;
@@ -109,8 +203,8 @@ static void ab_line(FILE *out, const char *what, double lo, double hi, double hz
 	}
 	fprintf(out,
 		"ab: %s: %u triples, variant/baseline speed median %.4f (q1 %.4f, q3 %.4f), "
-		"variant ahead in %u\n",
-		what, s.triples, s.median, s.q1, s.q3, s.ahead);
+		"variant ahead in %u; median speeds variant %.0f/s, baseline %.0f/s\n",
+		what, s.triples, s.median, s.q1, s.q3, s.ahead, s.var_rate, s.base_rate);
 }
 
 void pmd_ab_report(FILE *out)
@@ -127,6 +221,11 @@ void pmd_ab_report(FILE *out)
 	ab_line(out, what, ab.cut, 1e300, hz);
 	snprintf(what, sizeof(what), "slow mode (baseline < %.0f/s)", ab.cut);
 	ab_line(out, what, 0.0, ab.cut, hz);
+	if (ab.copy_bytes != 0)
+		fprintf(out,
+			"ab: copy phases of %u-byte reads through the model: the variant is the "
+			"copy, so 1/median is the serving rate over the copy rate\n",
+			ab.copy_bytes);
 }
 
 #endif /* FEMUD_AB_PHASE */

@@ -22,10 +22,21 @@
  * Code under test reads PMD_AB(bit): in other builds it is the constant 0
  * and the compiler drops the variant, so no ab code reaches a normal build.
  * One poller (one lcore) only: phases count that poller's requests.
+ *
+ * Copy phases: with $FEMUD_AB_COPY=bytes (e.g. 4096) the variant's phases
+ * serve no queue; the poller reads that many bytes at random offsets of
+ * its first queue's device straight through the model (submit(), with the
+ * look-ahead hints a sweep gives: first half PMD_VQ_LOOKAHEAD ahead, the
+ * rest PMD_VQ_HINT_REST_AHEAD ahead, FM_REQ_PREFETCHED) into 32 rotating
+ * buffers, as many reads as a phase has requests.  The report then reads as
+ * femud's serving rate against one core's copy rate through the same model
+ * in the same speed mode: the issue-14 ratio without the 1.6x mode swings
+ * of separate runs.  The initiator's requests wait during a copy phase.
  */
 #ifndef PMD_AB_H
 #define PMD_AB_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -38,6 +49,8 @@ struct pmd_ab_summary {
 	unsigned ahead;	  /* of them, those where the variant was faster */
 	double median;	  /* variant speed / neighbours' speed: > 1 the variant is faster */
 	double q1, q3;	  /* quartiles of that ratio */
+	double var_rate;  /* median speed of the triples' variant side, requests/s */
+	double base_rate; /* median speed of their baseline side, requests/s */
 };
 
 /*
@@ -63,6 +76,14 @@ void pmd_ab_served(unsigned n);
 
 /* Print the summaries (femud's stop path). */
 void pmd_ab_report(FILE *out);
+
+struct pmd_blk_target;
+
+/* Is the coming phase a copy phase ($FEMUD_AB_COPY set and the variant's turn)? */
+bool pmd_ab_copy_turn(void);
+
+/* Run one copy phase through t's model and close it (t: the first queue's device). */
+void pmd_ab_copy_phase(const struct pmd_blk_target *t);
 
 #else
 

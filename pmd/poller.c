@@ -227,6 +227,12 @@ static int poller_loop(void *arg)
 			poller_drain_ctl(p);
 			pmd_sleep_flush(&p->sleep);
 		}
+#ifdef FEMUD_AB_PHASE
+		if (pmd_ab_copy_turn() && p->nvq > 0) {
+			pmd_ab_copy_phase(p->vqs[0]->target);
+			continue;
+		}
+#endif
 		/* a fresh clock per queue: due completions of later queues stay on time */
 		for (i = 0; i < p->nvq; i++)
 			work += pmd_vq_sweep(p->vqs[i], pmd_now_ns(), &p->chain);

@@ -29,6 +29,9 @@ Test(ab, a_variant_that_takes_10_percent_fewer_ticks_is_1_11_times_as_fast)
 	cr_assert_float_eq(s.median, 1000.0 / 900.0, 1e-9);
 	cr_assert_float_eq(s.q1, s.median, 1e-9);
 	cr_assert_float_eq(s.q3, s.median, 1e-9);
+	/* 1000 requests in 900 ns and in 1000 ns */
+	cr_assert_float_eq(s.var_rate, 1e12 / 900.0, 1.0);
+	cr_assert_float_eq(s.base_rate, 1e9, 1e-3);
 }
 
 Test(ab, a_variant_first_run_reads_the_same_way)
@@ -62,6 +65,9 @@ Test(ab, a_mode_change_is_judged_against_the_neighbours_and_split_by_rate)
 	cr_assert_eq(pmd_ab_summarize(dur, on, 11, PHASE, HZ, 0, 7e8, &s), 4);
 	cr_assert_float_eq(s.median, 2000.0 / 2100.0, 1e-9);
 	cr_assert_eq(s.ahead, 0);
+	/* the speeds are those of the slow triples only */
+	cr_assert_float_eq(s.var_rate, 1e12 / 2100.0, 1.0);
+	cr_assert_float_eq(s.base_rate, 5e8, 1e-3);
 }
 
 Test(ab, the_median_of_an_even_count_is_the_mean_of_the_middle_two)
