@@ -76,8 +76,8 @@ unsigned pmd_ab_summarize(const uint64_t *dur, const uint8_t *on, unsigned n,
 
 unsigned pmd_ab_variant;
 
-#define AB_COPY_SLOTS 32
-#define AB_COPY_RING 8 /* offsets kept ahead: a power of two > PMD_VQ_LOOKAHEAD */
+#define AB_COPY_SLOTS_DEFAULT 32 /* as femu-floor's copy rate */
+#define AB_COPY_RING 8		 /* offsets kept ahead: a power of two > PMD_VQ_LOOKAHEAD */
 
 static struct {
 	bool ready;
@@ -85,8 +85,9 @@ static struct {
 	double cut;	     /* requests/s between the slow and the fast mode */
 	uint32_t copy_bytes; /* $FEMUD_AB_COPY: copy phases of reads this long (0: off) */
 	uint64_t rnd;
-	/* AB_COPY_SLOTS buffers of copy_bytes, back to back (a driver's data slots) */
+	/* copy_slots buffers of copy_bytes, back to back (a driver's data slots) */
 	uint8_t *dst;
+	unsigned copy_slots; /* $FEMUD_AB_COPY_SLOTS, default AB_COPY_SLOTS_DEFAULT */
 	uint64_t served, next, last;
 	unsigned n;
 	uint64_t dur[PMD_AB_MAX_PHASES];
@@ -104,12 +105,16 @@ static void ab_setup(void)
 	if (ab.copy_bytes > (1u << 20))
 		ab.copy_bytes = 1u << 20;
 	ab.rnd = 0x2545f4914f6cdd1dull;
+	c = getenv("FEMUD_AB_COPY_SLOTS");
+	ab.copy_slots = c != NULL ? (unsigned)strtoul(c, NULL, 0) : AB_COPY_SLOTS_DEFAULT;
+	if (ab.copy_slots == 0 || ab.copy_slots > 4096)
+		ab.copy_slots = AB_COPY_SLOTS_DEFAULT;
 	if (ab.copy_bytes != 0) {
-		ab.dst = aligned_alloc(4096, (size_t)AB_COPY_SLOTS * ab.copy_bytes);
+		ab.dst = aligned_alloc(4096, (size_t)ab.copy_slots * ab.copy_bytes);
 		if (ab.dst == NULL)
 			ab.copy_bytes = 0;
 		else
-			memset(ab.dst, 0, (size_t)AB_COPY_SLOTS * ab.copy_bytes);
+			memset(ab.dst, 0, (size_t)ab.copy_slots * ab.copy_bytes);
 	}
 	ab.next = FEMUD_AB_PHASE;
 	ab.ready = true;
@@ -175,7 +180,7 @@ void pmd_ab_copy_phase(const struct pmd_blk_target *t)
 	for (i = 0; i < FEMUD_AB_PHASE; i++) {
 		const unsigned ahead = (i + PMD_VQ_LOOKAHEAD) % AB_COPY_RING;
 		const unsigned rest = (i + PMD_VQ_HINT_REST_AHEAD) % AB_COPY_RING;
-		struct fm_iov iov = {.base = ab.dst + (size_t)(i % AB_COPY_SLOTS) * len,
+		struct fm_iov iov = {.base = ab.dst + (size_t)(i % ab.copy_slots) * len,
 				     .len = len};
 		struct fm_req req = {.op = FM_OP_READ,
 				     .flags = FM_REQ_PREFETCHED,

@@ -27,8 +27,9 @@
  * serve no queue; the poller reads that many bytes at random offsets of
  * its first queue's device straight through the model (submit(), with the
  * look-ahead hints a sweep gives: first half PMD_VQ_LOOKAHEAD ahead, the
- * rest PMD_VQ_HINT_REST_AHEAD ahead, FM_REQ_PREFETCHED) into 32 rotating
- * buffers, as many reads as a phase has requests.  The report then reads as
+ * rest PMD_VQ_HINT_REST_AHEAD ahead, FM_REQ_PREFETCHED) into rotating
+ * buffers ($FEMUD_AB_COPY_SLOTS of them, default 32 as femu-floor's copy
+ * rate), as many reads as a phase has requests.  The report then reads as
  * femud's serving rate against one core's copy rate through the same model
  * in the same speed mode: the issue-14 ratio without the 1.6x mode swings
  * of separate runs.  The initiator's requests wait during a copy phase.

@@ -9,7 +9,7 @@
 # Args: femu-bench path.  Env: FEMUD, SRCDIR.
 . "$(dirname "$0")/femu_bench_lib.sh"
 
-timeout 400 "$SRCDIR/tools/bench-copy" --qd 8 --time 3 --phase 2000 --size-mb 64 \
+timeout 400 "$SRCDIR/tools/bench-copy" --qd 8 --time 3 --phase 2000 --size-mb 64 --copy-slots qd \
 	--build "$T/bab" --json "$T/c.json" >"$T/c.out" 2>"$T/c.err"
 RC=$?
 cat "$T/c.out"
@@ -20,6 +20,7 @@ if python3 -c '
 import json, sys
 j = json.load(open(sys.argv[1]))
 assert j["bs"] == 4096 and j["phase"] == 2000 and j["size_mb"] == 64, j
+assert j["copy_slots"] == "qd", j
 a = j["qd"]["8"]["all"]
 assert a["triples"] > 10 and 0 <= a["ahead"] <= a["triples"], a
 assert a["copy_rate"] > 0 and a["serve_rate"] > 0, a
@@ -39,4 +40,7 @@ out=$("$SRCDIR/tools/bench-copy" --bs 1000 --build "$T/bab" 2>&1)
 out=$("$SRCDIR/tools/bench-copy" --qd 8,x --build "$T/bab" 2>&1)
 [ $? -ne 0 ] && grep -q -- '--qd 8,x' <<<"$out" && ok "--qd 8,x refused naming --qd" ||
 	ko "--qd 8,x: $out"
+out=$("$SRCDIR/tools/bench-copy" --copy-slots 0 --build "$T/bab" 2>&1)
+[ $? -ne 0 ] && grep -q -- '--copy-slots 0' <<<"$out" && ok "--copy-slots 0 refused naming it" ||
+	ko "--copy-slots 0: $out"
 finish
