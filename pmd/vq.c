@@ -375,7 +375,12 @@ enum vq_hint_state {
 	VQ_HINT_NONE = 0, /* nothing, or not a read */
 	VQ_HINT_FIRST,	  /* a read's first part; the rest is kept in the slot */
 	VQ_HINT_WHOLE,	  /* a read's whole data range */
+	VQ_HINT_TOUCHED,  /* nothing yet; where its header is, from the touch */
 };
+
+_Static_assert(PMD_VQ_HINT_SLOTS > PMD_VQ_TOUCH_AHEAD &&
+		   (PMD_VQ_HINT_SLOTS & (PMD_VQ_HINT_SLOTS - 1)) == 0,
+	       "a touched request's hint slot must not be one still in use");
 
 static inline struct pmd_vq_hint_slot *vq_hint_slot(struct pmd_vq *q, uint16_t idx)
 {
@@ -413,7 +418,9 @@ static void vq_prefetch(struct pmd_vq *q, uint16_t idx, bool split)
 	struct pmd_vq_hint_slot *s = vq_hint_slot(q, idx);
 	struct pmd_chain_hint h;
 
-	if (!pmd_chain_peek(q->mem, &ring, ld16(&q->avail->ring[idx & q->mask]), &h))
+	if (s->state == VQ_HINT_TOUCHED && s->idx == idx)
+		pmd_chain_peek_touched(&s->touched, &h);
+	else if (!pmd_chain_peek(q->mem, &ring, ld16(&q->avail->ring[idx & q->mask]), &h))
 		return;
 	s->idx = idx;
 	if (split && h.type == VIRTIO_BLK_T_IN && h.data_len > PMD_VQ_HINT_SPLIT_BYTES) {
@@ -439,13 +446,21 @@ static inline void vq_prefetch_rest(struct pmd_vq *q, uint16_t idx)
 	vq_hint(q, &s->rest);
 }
 
-/* The lines the peek of the request in avail slot idx will load. */
+/*
+ * The lines the peek of the request in avail slot idx will load; where they
+ * are is kept in its hint slot, so that the peek reads the header and the
+ * data descriptor without walking the chain again (PMD_VQ_TOUCH_AHEAD).
+ */
 static inline void vq_touch(struct pmd_vq *q, uint16_t idx)
 {
 	const struct pmd_chain_ring ring = {
 	    .desc = q->desc, .size = q->size, .indirect_ok = q->indirect};
+	struct pmd_vq_hint_slot *s = vq_hint_slot(q, idx);
 
-	pmd_chain_touch(q->mem, &ring, ld16(&q->avail->ring[idx & q->mask]));
+	/* the slot's last user, 8 back, was served: whatever it left there is done with */
+	pmd_chain_touch(q->mem, &ring, ld16(&q->avail->ring[idx & q->mask]), &s->touched);
+	s->idx = idx;
+	s->state = s->touched.hdr != NULL ? VQ_HINT_TOUCHED : VQ_HINT_NONE;
 }
 
 /*

@@ -68,14 +68,18 @@
  * The peek behind a data hint loads the request's header and data
  * descriptor, lines the driver wrote since femud last read them: at
  * PMD_VQ_LOOKAHEAD ahead those loads stall the sweep.  Requests this many
- * ahead get their header and data descriptor lines asked for (no hint, no
- * state), so that the peek finds them on their way.  In-run A/B (pmd_ab.h)
- * against no touch, 4 KiB randread QD32: 1.015 at 5; 1.017, 1.011, 0.9995
- * and 1.008 (30 s) at 6; 1.003 at 7; 1.019 and 1.006 (30 s) at 8; 0.993 at
- * 10, 0.996 at 14.  At 6: QD128 1.017, 512 B QD128 0.998.
+ * ahead get their header and data descriptor lines asked for, and where
+ * they are is noted in their hint slot: the peek then reads the header and
+ * the length there instead of walking the chain again.  In-run A/B
+ * (pmd_ab.h), the touch alone against none, 4 KiB randread QD32: 1.015 at
+ * 5; 1.017, 1.011, 0.9995 and 1.008 (30 s) at 6; 1.003 at 7; 1.019 and
+ * 1.006 (30 s) at 8; 0.993 at 10, 0.996 at 14; at 6 QD128 1.017, 512 B
+ * QD128 0.998.  The peek from the noted places against the full peek, with
+ * the touch at 6: QD32 1.026 and 1.035 (30 s), QD128 1.023, 512 B QD128
+ * 1.017, QD1 0.999, 16 KiB QD32 1.004.
  */
 #define PMD_VQ_TOUCH_AHEAD 6
-/* Hint state kept per avail position, by position % this (power of two > PMD_VQ_LOOKAHEAD). */
+/* Hint state kept per avail position, by position % this (power of two > PMD_VQ_TOUCH_AHEAD). */
 #define PMD_VQ_HINT_SLOTS 8
 /*
  * A burst whose look-ahead reaches its end is extended by requests the driver
@@ -189,9 +193,12 @@ struct pmd_vq {
 	 * hint, or all of it (then it is handed over with FM_REQ_PREFETCHED)
 	 */
 	struct pmd_vq_hint_slot {
-		struct pmd_chain_hint rest; /* VQ_HINT_FIRST: the second part */
-		uint16_t idx;		    /* avail position of the request */
-		uint8_t state;		    /* enum vq_hint_state (vq.c) */
+		union {
+			struct pmd_chain_hint rest;	  /* VQ_HINT_FIRST: the second part */
+			struct pmd_chain_touched touched; /* VQ_HINT_TOUCHED */
+		};
+		uint16_t idx;  /* avail position of the request */
+		uint8_t state; /* enum vq_hint_state (vq.c) */
 	} hint[PMD_VQ_HINT_SLOTS];
 	/* the chain served last: the likely next one (PMD_VQ_GUESS) */
 	uint16_t guess_head;

@@ -359,21 +359,27 @@ bool pmd_chain_peek(struct rte_vhost_memory *mem, const struct pmd_chain_ring *r
 	return true;
 }
 
-void pmd_chain_touch(struct rte_vhost_memory *mem, const struct pmd_chain_ring *ring, uint16_t head)
+void pmd_chain_touch(struct rte_vhost_memory *mem, const struct pmd_chain_ring *ring, uint16_t head,
+		     struct pmd_chain_touched *t)
 {
-	const struct virtio_blk_outhdr *hdr;
 	struct vring_desc d;
 
+	t->hdr = NULL;
+	t->next = NULL;
 	if (head >= ring->size)
 		return;
 	d = desc_read(ring->desc, head);
 	if (d.flags & VRING_DESC_F_INDIRECT)
 		return;
-	if ((d.flags & VRING_DESC_F_NEXT) && d.next < ring->size)
-		rte_prefetch0(&ring->desc[d.next]);
-	hdr = peek_hdr(mem, d.addr);
-	if (hdr != NULL)
-		rte_prefetch0(hdr);
+	if ((d.flags & VRING_DESC_F_NEXT) && d.next < ring->size) {
+		t->next = &ring->desc[d.next];
+		rte_prefetch0(t->next);
+	}
+	if (d.len < PMD_BLK_HDR_SIZE || (d.flags & VRING_DESC_F_WRITE))
+		return;
+	t->hdr = peek_hdr(mem, d.addr);
+	if (t->hdr != NULL)
+		rte_prefetch0((const void *)t->hdr);
 }
 
 uint64_t pmd_iov_copy_out(const struct fm_iov *iov, uint32_t n, uint64_t off, void *dst,

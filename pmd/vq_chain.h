@@ -22,6 +22,7 @@
 
 #include <linux/virtio_blk.h>
 #include <linux/virtio_ring.h>
+#include <rte_byteorder.h>
 #include <rte_vhost.h>
 
 #include "ftl/fm_model.h"
@@ -108,14 +109,34 @@ struct pmd_chain_hint {
 bool pmd_chain_peek(struct rte_vhost_memory *mem, const struct pmd_chain_ring *ring, uint16_t head,
 		    struct pmd_chain_hint *h);
 
+/* Where pmd_chain_touch() found a chain's hint: pmd_chain_peek_touched() reads it there. */
+struct pmd_chain_touched {
+	const volatile struct virtio_blk_outhdr *hdr; /* NULL: no readable header */
+	const struct vring_desc *next; /* the descriptor after the header's, NULL if none */
+};
+
 /*
  * Ask for the lines of the chain at head that a later pmd_chain_peek()
- * loads: its request header and the descriptor after the header's.  Reads
- * the head descriptor (a chain through an indirect table is left alone);
- * validates nothing, writes nothing.
+ * loads: its request header and the descriptor after the header's, and note
+ * where they are in *t.  Reads the head descriptor (a chain through an
+ * indirect table is left alone: t->hdr NULL); validates nothing, writes
+ * nothing in guest memory.
  */
-void pmd_chain_touch(struct rte_vhost_memory *mem, const struct pmd_chain_ring *ring,
-		     uint16_t head);
+void pmd_chain_touch(struct rte_vhost_memory *mem, const struct pmd_chain_ring *ring, uint16_t head,
+		     struct pmd_chain_touched *t);
+
+/*
+ * pmd_chain_peek() from what pmd_chain_touch() noted (t->hdr not NULL),
+ * without walking the chain again: the header and the next descriptor's
+ * length as they are now.  A hint only, as pmd_chain_peek()'s.
+ */
+static inline void pmd_chain_peek_touched(const struct pmd_chain_touched *t,
+					  struct pmd_chain_hint *h)
+{
+	h->type = rte_le_to_cpu_32(t->hdr->type);
+	h->sector = rte_le_to_cpu_64(t->hdr->sector);
+	h->data_len = t->next != NULL ? rte_le_to_cpu_32(t->next->len) : 0;
+}
 
 /*
  * Copy len bytes out of the segments iov[0..n) starting at byte offset off;

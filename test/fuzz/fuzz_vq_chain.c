@@ -93,6 +93,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	enum pmd_chain_result res;
 	uint16_t head;
 	uint8_t flags;
+	struct pmd_chain_touched touched;
 
 	ring.size = (uint16_t)(1u << (fz_u8(&in) % 13));
 	head = fz_u16(&in);
@@ -104,9 +105,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fz_take(&in, g.a, FG_REGION_SIZE);
 	fz_take(&in, g.b, FG_REGION_SIZE);
 
-	pmd_chain_touch(g.mem, &ring, head); /* reads only what it may: ASan watches */
+	pmd_chain_touch(g.mem, &ring, head, &touched); /* reads only what it may: ASan watches */
 	if (pmd_chain_peek(g.mem, &ring, head, &hint))
 		FZ_CHECK(head < ring.size, "peeked head %u of a queue of %u", head, ring.size);
+	else
+		FZ_CHECK(touched.hdr == NULL, "touch found a header the peek could not read");
+	if (touched.hdr != NULL) {
+		struct pmd_chain_hint fast;
+
+		pmd_chain_peek_touched(&touched, &fast);
+		FZ_CHECK(fast.type == hint.type && fast.sector == hint.sector &&
+			     fast.data_len == hint.data_len,
+			 "peek from the touch (%u %llu %u) differs from the full peek (%u %llu %u)",
+			 fast.type, (unsigned long long)fast.sector, fast.data_len, hint.type,
+			 (unsigned long long)hint.sector, hint.data_len);
+	}
 	res = pmd_chain_parse(g.mem, &ring, head, &c);
 	check_chain(&c, res);
 	check_same_as_walk(&ring, head, &c, res);

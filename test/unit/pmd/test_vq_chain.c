@@ -659,8 +659,10 @@ static void assert_touch_leaves_chain_alone(uint16_t head)
 	static struct vring_desc before[QSIZE];
 	enum pmd_chain_result r = head < QSIZE ? parse(head) : PMD_CHAIN_BROKEN;
 
+	struct pmd_chain_touched touched;
+
 	memcpy(before, desc, sizeof(desc));
-	pmd_chain_touch(g.mem, &ring, head);
+	pmd_chain_touch(g.mem, &ring, head, &touched);
 	cr_assert_arr_eq(before, desc, sizeof(desc));
 	if (head < QSIZE)
 		cr_assert_eq(parse(head), r);
@@ -682,4 +684,54 @@ Test(vq_chain, touch_reads_nothing_it_cannot_and_writes_nothing)
 	assert_touch_leaves_chain_alone(5);
 	indirect_table(3);
 	assert_touch_leaves_chain_alone(9);
+}
+
+/* What the touch notes gives the same hint as a full peek, and nothing for a chain it cannot read.
+ */
+Test(vq_chain, touch_notes_where_the_peek_reads)
+{
+	struct pmd_chain_touched t;
+	struct pmd_chain_hint full, fast;
+
+	read_chain(5, DATA, 4096);
+	pmd_chain_touch(g.mem, &ring, 5, &t);
+	cr_assert_not_null(t.hdr);
+	cr_assert_eq(t.next, &desc[desc[5].next]);
+	cr_assert(peek(5, &full));
+	pmd_chain_peek_touched(&t, &fast);
+	cr_assert_eq(fast.type, full.type);
+	cr_assert_eq(fast.sector, full.sector);
+	cr_assert_eq(fast.data_len, full.data_len);
+	cr_assert_eq(fast.data_len, 4096);
+
+	/* the driver changed the header since the touch: the noted place reads it as it is now */
+	((struct virtio_blk_outhdr *)fg_host(&g, HDR))->sector = 99;
+	pmd_chain_peek_touched(&t, &fast);
+	cr_assert_eq(fast.sector, 99);
+
+	desc[5].flags = 0; /* no next descriptor */
+	pmd_chain_touch(g.mem, &ring, 5, &t);
+	cr_assert_null(t.next);
+	pmd_chain_peek_touched(&t, &fast);
+	cr_assert_eq(fast.data_len, 0);
+
+	read_chain(5, DATA, 4096);
+	desc[5].flags |= VRING_DESC_F_WRITE;
+	pmd_chain_touch(g.mem, &ring, 5, &t);
+	cr_assert_null(t.hdr, "writable header");
+	read_chain(5, DATA, 4096);
+	desc[5].len = 8;
+	pmd_chain_touch(g.mem, &ring, 5, &t);
+	cr_assert_null(t.hdr, "header split over descriptors");
+	read_chain(5, DATA, 4096);
+	desc[5].addr = FG_HOLE_GPA;
+	pmd_chain_touch(g.mem, &ring, 5, &t);
+	cr_assert_null(t.hdr, "header outside memory");
+	pmd_chain_touch(g.mem, &ring, QSIZE, &t);
+	cr_assert_null(t.hdr, "head outside the queue");
+	cr_assert_null(t.next);
+	indirect_table(3);
+	pmd_chain_touch(g.mem, &ring, 9, &t);
+	cr_assert_null(t.hdr, "indirect chains are left alone");
+	cr_assert_null(t.next);
 }
