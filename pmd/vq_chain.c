@@ -325,12 +325,29 @@ static const struct virtio_blk_outhdr *peek_hdr(struct rte_vhost_memory *mem, ui
 	return (const struct virtio_blk_outhdr *)(uintptr_t)hva;
 }
 
+/*
+ * Where the header and the descriptor after it are, for the chain whose
+ * first descriptor d lies in tbl (tbl_size entries); false when the header
+ * cannot be read (t->next is set either way).  The one set of rules
+ * pmd_chain_peek() and pmd_chain_touch() share.
+ */
+static bool chain_locate(struct rte_vhost_memory *mem, const struct vring_desc *tbl,
+			 uint32_t tbl_size, const struct vring_desc *d, struct pmd_chain_touched *t)
+{
+	t->next = (d->flags & VRING_DESC_F_NEXT) && d->next < tbl_size ? &tbl[d->next] : NULL;
+	t->hdr = NULL;
+	if (d->len < PMD_BLK_HDR_SIZE || (d->flags & VRING_DESC_F_WRITE))
+		return false;
+	t->hdr = peek_hdr(mem, d->addr);
+	return t->hdr != NULL;
+}
+
 bool pmd_chain_peek(struct rte_vhost_memory *mem, const struct pmd_chain_ring *ring, uint16_t head,
 		    struct pmd_chain_hint *h)
 {
 	const struct vring_desc *tbl = ring->desc;
 	uint32_t tbl_size = ring->size;
-	const volatile struct virtio_blk_outhdr *hdr;
+	struct pmd_chain_touched t;
 	const char *why = NULL;
 	struct vring_desc d;
 
@@ -346,16 +363,9 @@ bool pmd_chain_peek(struct rte_vhost_memory *mem, const struct pmd_chain_ring *r
 			return false;
 		d = desc_read(tbl, 0);
 	}
-	if (d.len < PMD_BLK_HDR_SIZE || (d.flags & VRING_DESC_F_WRITE))
+	if (!chain_locate(mem, tbl, tbl_size, &d, &t))
 		return false;
-	hdr = peek_hdr(mem, d.addr);
-	if (hdr == NULL)
-		return false;
-	h->type = rte_le_to_cpu_32(hdr->type);
-	h->sector = rte_le_to_cpu_64(hdr->sector);
-	h->data_len = 0;
-	if ((d.flags & VRING_DESC_F_NEXT) && d.next < tbl_size)
-		h->data_len = desc_read(tbl, d.next).len;
+	pmd_chain_peek_touched(&t, h);
 	return true;
 }
 
@@ -371,13 +381,9 @@ void pmd_chain_touch(struct rte_vhost_memory *mem, const struct pmd_chain_ring *
 	d = desc_read(ring->desc, head);
 	if (d.flags & VRING_DESC_F_INDIRECT)
 		return;
-	if ((d.flags & VRING_DESC_F_NEXT) && d.next < ring->size) {
-		t->next = &ring->desc[d.next];
+	chain_locate(mem, ring->desc, ring->size, &d, t);
+	if (t->next != NULL)
 		rte_prefetch0(t->next);
-	}
-	if (d.len < PMD_BLK_HDR_SIZE || (d.flags & VRING_DESC_F_WRITE))
-		return;
-	t->hdr = peek_hdr(mem, d.addr);
 	if (t->hdr != NULL)
 		rte_prefetch0((const void *)t->hdr);
 }
