@@ -153,11 +153,13 @@ static uint64_t ab_rnd(void)
 	return ab.rnd * 2685821657736338717ull;
 }
 
-/* Hint the read at off the way a sweep does: part first, the rest later. */
+/* Hint len bytes of the read at off + from through the sweep's own hint call. */
 static void ab_copy_hint(const struct pmd_blk_target *t, uint64_t off, uint32_t from, uint32_t len)
 {
-	if (t->ops->prefetch != NULL && len > 0)
-		t->ops->prefetch(t->model, FM_OP_READ, off + from, len);
+	const struct pmd_chain_hint h = {
+	    .type = VIRTIO_BLK_T_IN, .sector = (off + from) / 512, .data_len = len};
+
+	pmd_blk_req_prefetch(t, &h);
 }
 
 void pmd_ab_copy_phase(const struct pmd_blk_target *t)
