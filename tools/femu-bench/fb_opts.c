@@ -154,6 +154,10 @@ void fb_opts_usage(FILE *out)
 		"                        acknowledged and last submitted in FILE; reads must find\n"
 		"                        one of them (survives runs and a backend killed mid-run;\n"
 		"                        give every run its own --verify-gen)\n"
+		"  --progress FILE       keep each worker's count of completed requests in FILE\n"
+		"                        (created; worker k's at byte 64 k, 8 bytes, native\n"
+		"                        order), for a sampler that stops and continues the run\n"
+		"                        (tools/bench-qd1)\n"
 		"  --json                print the result as one JSON object\n"
 		"  --hostile             run malformed-input cases; prints 'N passed, N failed'\n"
 		"  --case TEXT           with --hostile: only the cases whose name contains TEXT\n"
@@ -303,6 +307,7 @@ static const struct opt_row opt_rows[] = {
     ROW_SET("verify", 0, verify, true),
     ROW_NUM("verify-gen", verify_gen, 0, 0, UINT64_MAX, "a number"),
     ROW_FN("verify-map", parse_vmap, "a file"),
+    ROW_STR("progress", 0, progress),
     ROW_SET("json", 0, json, true),
     ROW_SET("hostile", 0, hostile, true),
     ROW_STR("case", 0, hostile_case),

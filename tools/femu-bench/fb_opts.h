@@ -43,6 +43,7 @@ struct fb_opts {
 	bool verify;		  /* --verify */
 	uint64_t verify_gen;	  /* --verify-gen */
 	const char *verify_map;	  /* --verify-map FILE: expectations kept across runs */
+	const char *progress;	  /* --progress FILE: each worker's completions so far */
 	bool json;		  /* --json */
 	bool hostile;		  /* --hostile */
 	const char *hostile_case; /* --case: only hostile cases whose name contains this */

@@ -75,6 +75,8 @@ struct worker {
 	double cpu_s;
 	uint64_t t_first, t_last;
 	uint32_t per_s[FB_PER_S_MAX]; /* completions per second since t0 */
+	uint64_t *progress;	      /* --progress: where this worker's count goes, or NULL */
+	uint64_t completed;	      /* completions since t0 (--progress) */
 };
 
 void (*fb_workload_test_pause)(unsigned worker, unsigned queue);
@@ -304,6 +306,10 @@ static void account_reaped(struct worker *w, struct wq *q, const struct reaped *
 	sec = (now - w->t0) / w->tsc_per_s;
 	if (sec < FB_PER_S_MAX)
 		w->per_s[sec] += n;
+	if (w->progress != NULL) {
+		w->completed += n;
+		__atomic_store_n(w->progress, w->completed, __ATOMIC_RELAXED);
+	}
 }
 
 /*
@@ -522,6 +528,7 @@ static int worker_setup(struct worker *w, const struct fb_run *run, unsigned id,
 	w->seq_start = run->start + chunk * id;
 	w->seq_end = id == nw - 1 ? run->start + run->len : w->seq_start + chunk;
 	w->cursor = w->seq_start;
+	w->progress = run->progress != NULL ? run->progress + 8 * id : NULL;
 	for (unsigned q = id; q < o->queues; q += nw) {
 		struct wq *wq = &w->q[w->nq++];
 		wq->vq = &run->vqs[q];

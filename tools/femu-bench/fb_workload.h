@@ -49,6 +49,7 @@ struct fb_run {
 	uint64_t len;	      /* bytes in the range */
 	uint32_t blk_size;    /* device logical block size */
 	struct fb_vmap *vmap; /* --verify-map, or NULL */
+	uint64_t *progress;   /* --progress: worker k's completions at progress[8 k], or NULL */
 };
 
 /*

@@ -9,11 +9,14 @@
  * case failed, 2 bad command line, 3 cannot connect or set up the device.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "fb_dev.h"
 #include "fb_hostile.h"
@@ -188,11 +191,31 @@ static int connect_device(struct bench *b)
 	return rc;
 }
 
+/*
+ * --progress FILE: a shared mapping with a 64-byte line per worker (the
+ * workers share no cache line through it).  NULL after printing why.
+ */
+static uint64_t *progress_map(const char *path, unsigned workers, size_t *len)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	void *p = MAP_FAILED;
+
+	*len = ((size_t)workers * 64 + 4095) & ~(size_t)4095;
+	if (fd >= 0 && ftruncate(fd, (off_t)*len) == 0)
+		p = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		fprintf(stderr, "femu-bench: --progress '%s': %s\n", path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return p == MAP_FAILED ? NULL : p;
+}
+
 static int run_bench(struct bench *b)
 {
 	struct fb_run run = {.o = &b->o, .vqs = b->vqs};
 	struct fb_vmap vmap;
 	struct fb_result *res;
+	size_t progress_len = 0;
 	int rc;
 
 	rc = connect_device(b);
@@ -220,6 +243,15 @@ static int run_bench(struct bench *b)
 		}
 		run.vmap = &vmap;
 	}
+	if (b->o.progress) {
+		run.progress = progress_map(b->o.progress, b->o.ncpus, &progress_len);
+		if (run.progress == NULL) {
+			if (run.vmap)
+				fb_vmap_close(run.vmap);
+			teardown(b);
+			return 2;
+		}
+	}
 	res = malloc(sizeof(*res));
 	if (!res) {
 		teardown(b);
@@ -227,6 +259,8 @@ static int run_bench(struct bench *b)
 	}
 	rc = fb_workload_run(&run, res) == 0 ? 0 : 1;
 	teardown(b);
+	if (run.progress)
+		munmap(run.progress, progress_len);
 	if (run.vmap)
 		fb_vmap_close(run.vmap);
 	if (b->o.json)

@@ -334,7 +334,8 @@ static void *ring_backend(void *arg)
 	size_t blocks = r->buf->len / BLOCK;
 
 	r->err = floor_pin(r->cpu);
-	for (uint64_t i = 1; i <= r->rounds && r->err == 0; i++) {
+	for (uint64_t i = 1; i <= __atomic_load_n(&r->rounds, __ATOMIC_RELAXED) && r->err == 0;
+	     i++) {
 		uint16_t slot = (uint16_t)((i - 1) % RING_SIZE);
 
 		if (!spin_until16(&r->avail.idx, (uint16_t)i)) {
@@ -398,6 +399,26 @@ static bool ring_initiate(struct ring_sim *r, uint64_t *s, unsigned i, uint64_t 
 	return true;
 }
 
+/* Set up r for rounds requests (UINT64_MAX: until told), pin to cpu_b, start the backend. */
+static int ring_qd1_start(struct ring_sim *r, int cpu_a, int cpu_b, const struct floor_buf *buf,
+			  uint64_t rounds, bool virtio, pthread_t *t)
+{
+	int rc;
+
+	if (cpu_a == cpu_b)
+		return -EINVAL;
+	memset((void *)r, 0, sizeof(*r));
+	r->buf = buf;
+	r->rounds = rounds;
+	r->cpu = cpu_a;
+	r->virtio = virtio;
+	r->avail.used_event = 0x8000; /* no call wanted, from the first request on */
+	ring_virtio_chain(r);
+	if ((rc = floor_pin(cpu_b)) != 0)
+		return rc;
+	return -pthread_create(t, NULL, ring_backend, r);
+}
+
 static int ring_qd1_run(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigned rounds,
 			bool virtio, double *ns)
 {
@@ -408,19 +429,9 @@ static int ring_qd1_run(int cpu_a, int cpu_b, const struct floor_buf *buf, unsig
 	pthread_t t;
 	int rc;
 
-	if (cpu_a == cpu_b)
-		return -EINVAL;
-	memset((void *)&r, 0, sizeof(r));
-	r.buf = buf;
-	r.rounds = (uint64_t)per * RTT_BATCHES;
-	r.cpu = cpu_a;
-	r.virtio = virtio;
-	r.avail.used_event = 0x8000; /* no call wanted, from the first request on */
-	ring_virtio_chain(&r);
-	if ((rc = floor_pin(cpu_b)) != 0)
+	if ((rc = ring_qd1_start(&r, cpu_a, cpu_b, buf, (uint64_t)per * RTT_BATCHES, virtio, &t)) !=
+	    0)
 		return rc;
-	if ((rc = pthread_create(&t, NULL, ring_backend, &r)) != 0)
-		return -rc;
 	for (unsigned b = 0, i = 1; b < RTT_BATCHES; b++) {
 		uint64_t t0 = now_ns();
 
@@ -440,6 +451,36 @@ static int ring_qd1_run(int cpu_a, int cpu_b, const struct floor_buf *buf, unsig
 		return -EPROTO; /* the initiator never asked for a call */
 	*ns = median_batch(batch);
 	return 0;
+}
+
+int floor_ring_qd1_count(int cpu_a, int cpu_b, const struct floor_buf *buf, bool virtio,
+			 uint64_t *count, const volatile sig_atomic_t *stop)
+{
+	static struct ring_sim r;
+	uint64_t s = 0x853c49e6748fea9bull, sink = 0;
+	pthread_t t;
+	int rc;
+
+	if ((rc = ring_qd1_start(&r, cpu_a, cpu_b, buf, UINT64_MAX, virtio, &t)) != 0)
+		return rc;
+	for (uint64_t i = 1;; i++) {
+		bool last = *stop != 0;
+
+		if (last) /* the backend serves request i, then finds its rounds done */
+			__atomic_store_n(&r.rounds, i, __ATOMIC_RELAXED);
+		if (!ring_initiate(&r, &s, (unsigned)i, &sink)) {
+			pthread_join(t, NULL);
+			return -ETIMEDOUT;
+		}
+		__atomic_store_n(count, i, __ATOMIC_RELAXED);
+		if (last)
+			break;
+	}
+	pthread_join(t, NULL);
+	__asm__ volatile("" : : "r"(sink));
+	if (r.err == 0 && r.calls != 0)
+		return -EPROTO;
+	return r.err;
 }
 
 int floor_ring_qd1_ns(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigned rounds,

@@ -23,6 +23,7 @@
 #ifndef FEMU_FLOOR_H
 #define FEMU_FLOOR_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -69,6 +70,18 @@ int floor_ring_qd1_ns(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigne
  */
 int floor_ring_qd1_virtio_ns(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigned rounds,
 			     double *ns);
+
+/*
+ * The QD1 ring of floor_ring_qd1_ns() (virtio: of floor_ring_qd1_virtio_ns())
+ * without end: stores the number of requests completed so far in *count after
+ * each one (a counter an outside sampler reads, e.g. in a shared file), until
+ * *stop is set (a signal handler), then returns 0 once the backend thread
+ * ended, or -errno (-ETIMEDOUT: a side silent for 10 s; -EINVAL: cpu_a ==
+ * cpu_b).  Stopped and continued as a process (SIGSTOP/SIGCONT), it resumes
+ * where it was: tools/bench-qd1 alternates it with a backend under test.
+ */
+int floor_ring_qd1_count(int cpu_a, int cpu_b, const struct floor_buf *buf, bool virtio,
+			 uint64_t *count, const volatile sig_atomic_t *stop);
 
 /*
  * The most 4 KiB random reads per second any split-virtqueue backend on CPU a

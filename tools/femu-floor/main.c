@@ -6,11 +6,15 @@
  * their figures.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "floor.h"
 #include "ftl/num_parse.h"
@@ -19,9 +23,11 @@ struct floor_opts {
 	int cpu_a, cpu_b;
 	unsigned size_mb;
 	unsigned loss_ms;
-	unsigned soak_s;  /* --copy-soak: only the per-second copy rate */
-	unsigned ring_ms; /* --ring-ms: time of each high-QD split-ring measurement */
-	int ring_qd1;	  /* --ring-qd1: only the bare split ring at QD1 */
+	unsigned soak_s;       /* --copy-soak: only the per-second copy rate */
+	unsigned ring_ms;      /* --ring-ms: time of each high-QD split-ring measurement */
+	int ring_qd1;	       /* --ring-qd1: only the bare split ring at QD1 */
+	const char *loop_file; /* --ring-qd1-loop: the QD1 ring without end, its count there */
+	int virtio_layout;     /* --virtio-layout: that ring with virtio-blk's layout */
 	int json;
 };
 
@@ -29,6 +35,8 @@ static void usage(FILE *f)
 {
 	fprintf(f, "Usage: femu-floor [--cpus A,B] [--size-mb N] [--loss-ms MS] [--ring-ms MS] "
 		   "[--copy-soak SEC] [--ring-qd1] [--json]\n"
+		   "       femu-floor [--cpus A,B] [--size-mb N] --ring-qd1-loop FILE "
+		   "[--virtio-layout]\n"
 		   "Measures the floor under any vhost-user-blk backend on CPU A serving an\n"
 		   "initiator on CPU B: cache-line round trip A<->B, DRAM latency, random\n"
 		   "4 KiB copies (one at a time and overlapped) out of an N MiB buffer on A,\n"
@@ -44,7 +52,13 @@ static void usage(FILE *f)
 		   "  --ring-qd1     only this: the bare split-ring backend's 4 KiB QD1 figure,\n"
 		   "                 and the same with virtio-blk's request layout and EVENT_IDX\n"
 		   "                 (well under a second: to pair with a backend's QD1 run)\n"
-		   "  --json         one JSON object\n");
+		   "  --json         one JSON object\n"
+		   "  --ring-qd1-loop FILE  only this: the bare ring at QD1 without end (until\n"
+		   "                 SIGINT/SIGTERM), the count of requests completed so far in\n"
+		   "                 FILE (created, 8 bytes, native order) after each one: for a\n"
+		   "                 sampler that stops and continues this process in turns with\n"
+		   "                 a backend under test (tools/bench-qd1)\n"
+		   "  --virtio-layout  with --ring-qd1-loop: virtio-blk's layout and EVENT_IDX\n");
 }
 
 static int parse_uint(const char *s, unsigned long max, unsigned long *out)
@@ -66,6 +80,8 @@ static int parse_opts(int argc, char **argv, struct floor_opts *o)
 					   {"copy-soak", required_argument, NULL, 'k'},
 					   {"ring-ms", required_argument, NULL, 'r'},
 					   {"ring-qd1", no_argument, NULL, 'q'},
+					   {"ring-qd1-loop", required_argument, NULL, 'L'},
+					   {"virtio-layout", no_argument, NULL, 'V'},
 					   {"help", no_argument, NULL, 'h'},
 					   {NULL, 0, NULL, 0}};
 	unsigned long v, a, b;
@@ -125,6 +141,12 @@ static int parse_opts(int argc, char **argv, struct floor_opts *o)
 		case 'q':
 			o->ring_qd1 = 1;
 			break;
+		case 'L':
+			o->loop_file = optarg;
+			break;
+		case 'V':
+			o->virtio_layout = 1;
+			break;
 		case 'k':
 			if (parse_uint(optarg, 3600, &v) || v == 0) {
 				fprintf(stderr, "femu-floor: --copy-soak '%s': 1..3600 s\n",
@@ -145,7 +167,65 @@ static int parse_opts(int argc, char **argv, struct floor_opts *o)
 		fprintf(stderr, "femu-floor: unexpected argument '%s'\n", argv[optind]);
 		return -1;
 	}
+	if (o->virtio_layout && o->loop_file == NULL) {
+		fprintf(stderr, "femu-floor: --virtio-layout goes with --ring-qd1-loop FILE\n");
+		return -1;
+	}
 	return 0;
+}
+
+static volatile sig_atomic_t g_loop_stop;
+
+static void loop_stop(int sig)
+{
+	(void)sig;
+	g_loop_stop = 1;
+}
+
+/* The count file: 8 bytes mapped shared, zero. NULL after printing why. */
+static uint64_t *loop_count_map(const char *path)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	void *p;
+
+	if (fd < 0 || ftruncate(fd, 4096) != 0) {
+		fprintf(stderr, "femu-floor: --ring-qd1-loop '%s': %s\n", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED) {
+		fprintf(stderr, "femu-floor: --ring-qd1-loop '%s': %s\n", path, strerror(errno));
+		return NULL;
+	}
+	return p;
+}
+
+/* --ring-qd1-loop: the QD1 ring until SIGINT/SIGTERM, its count in the file. */
+static int ring_qd1_loop(const struct floor_opts *o, struct floor_buf *buf)
+{
+	struct sigaction sa = {.sa_handler = loop_stop};
+	uint64_t *count = loop_count_map(o->loop_file);
+	int rc;
+
+	if (count == NULL) {
+		floor_buf_fini(buf);
+		return 1;
+	}
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	rc = floor_ring_qd1_count(o->cpu_a, o->cpu_b, buf, o->virtio_layout, count, &g_loop_stop);
+	if (rc != 0)
+		fprintf(stderr, "femu-floor: ring CPU %d <-> %d: %s\n", o->cpu_a, o->cpu_b,
+			strerror(-rc));
+	else
+		printf("%s ring at QD1: %" PRIu64 " requests\n",
+		       o->virtio_layout ? "virtio-layout" : "bare", *count);
+	munmap(count, 4096);
+	floor_buf_fini(buf);
+	return rc != 0;
 }
 
 /* --copy-soak: per-second random 4 KiB copy rates on CPU A. */
@@ -336,6 +416,8 @@ int main(int argc, char **argv)
 		return copy_soak(&o, &buf);
 	if (o.ring_qd1)
 		return ring_qd1_only(&o, &buf);
+	if (o.loop_file != NULL)
+		return ring_qd1_loop(&o, &buf);
 	rc = measure(&o, &buf, &f);
 	floor_buf_fini(&buf);
 	if (rc != 0)
