@@ -13,7 +13,7 @@ targets=femud
 command -v qemu-storage-daemon >/dev/null && targets=femud,qsd-null
 chart=
 /usr/bin/python3 -c 'import matplotlib' 2>/dev/null && chart=--chart
-timeout 300 "$SRCDIR/tools/bench" --rounds 1 --time 1 --ramp 0.2 --size-mb 64 --targets "$targets" --qd1-pairs 2 \
+timeout 300 "$SRCDIR/tools/bench" --rounds 1 --time 1 --ramp 0.2 --size-mb 64 --targets "$targets" --qd1-pairs 2 --qd1-turns 3 \
 	--femud "$FEMUD" --femu-bench "$BENCH" --json "$T/b.json" $chart >"$T/b.out" 2>"$T/b.err"
 RC=$?
 cat "$T/b.out"
@@ -57,8 +57,20 @@ if q:
     assert q["judged_on"] == ("steady" if steady else "all"), q
     rs = sorted(p["ratio"] for p in (steady or ps[0]["pairs"]))
     assert rs[0] <= q["ratio_median"] <= rs[-1], q
-    assert any(l.startswith("floor goal randread 4k QD1: femud ") and " pair" in l
-               for l in j["goal"]), j["goal"]' "$T/b.json"; then ok "json medians, per-second rates, floor, QD1 pairs"
+    assert any(l.startswith("floor goal randread 4k QD1, pairs: femud ") and " pair" in l
+               for l in j["goal"]), j["goal"]
+# QD1 turns: femud and the two rings in 3 turns after the rounds; the goal line judges on the
+# median of the per-turn femud/bare ratios
+t = j["qd1_turns"]
+assert len(t["per_turn"]) == 3 and t["turns"] == 3, t
+for x in t["per_turn"]:
+    assert set(x) == {"bare", "femud", "virtio"} and min(x.values()) > 0, x
+rs = sorted(x["femud"] / x["bare"] for x in t["per_turn"])
+assert abs(t["femud_over_bare"]["median"] - rs[1]) < 1e-9, (t, rs)
+assert t["femud_over_bare"]["n"] == 3 and t["femud_over_virtio"]["n"] == 3, t
+line = [l for l in j["goal"] if l.startswith("floor goal randread 4k QD1: femud ")]
+assert len(line) == 1 and "turns of one run" in line[0], j["goal"]
+assert line[0].endswith(": MET") == (rs[1] >= 0.90), line' "$T/b.json"; then ok "json medians, per-second rates, floor, QD1 pairs and turns"
 else ko "json: $(head -c 600 "$T/b.json")"; fi
 grep -qE '^(floor goal randread 4k QD32: femud |floor goals: no machine floor)' "$T/b.out" &&
 	ok "floor goal lines" || ko "floor goal lines missing"

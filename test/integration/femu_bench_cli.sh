@@ -3,8 +3,9 @@
 # femu_bench_cli.sh - femu-bench's errors and modes: bad options (exit 2
 # naming the option), a missing socket, a refused connection (stale socket),
 # a backend offering too few queues, a backend that never answers (bounded
-# wait), a read-only device refusing writes, the --selftest-peer mode, and
-# SIGINT ending a run with its result still printed.
+# wait), a read-only device refusing writes, the --selftest-peer mode,
+# --progress counting each worker's completions in a file, and SIGINT ending
+# a run with its result still printed.
 # Args: femu-bench path.  Env: FEMUD.
 . "$(dirname "$0")/femu_bench_lib.sh"
 
@@ -33,6 +34,13 @@ expect_fail mute 3 "no reply" -s "$T/mute.sock" --ios 1 --timeout 500
 start_femud two ",devsz_mb=8,queues=2" || { ko "femud start"; finish; }
 expect_fail too_few_queues 3 "offers 2 queues" -s "$SOCK" --queues 4 --ios 10
 expect_ok two_queues -q -s "$SOCK" --queues 2 --ios 1000
+# --progress: each worker's completions in its own 64-byte line of the file, all of them
+"$BENCH" -q -s "$SOCK" --queues 2 --cpus 0,1 --ios 3000 --qd 4 --progress "$T/progress" >/dev/null &&
+	python3 -c 'import struct,sys; d=open(sys.argv[1],"rb").read()
+assert len(d) == 4096 and struct.unpack_from("Q", d, 0)[0] == 1500 and struct.unpack_from("Q", d, 64)[0] == 1500, d[:72]' \
+	"$T/progress" && ok "--progress: 1500 completions in each worker's line" ||
+	ko "--progress: $(od -An -tu8 -N72 "$T/progress" 2>&1 | head -3)"
+expect_fail progress_dir 2 "--progress" -s "$SOCK" --ios 10 --progress "$T/no/such/dir/p"
 expect_fail beyond 3 "beyond the device" -s "$SOCK" --offset 16M --ios 10
 stop_femud
 

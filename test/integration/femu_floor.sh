@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # femu_floor.sh - tools/femu-floor: its JSON carries every figure tools/bench
 # reads, the derived figures follow from the measured ones, CPU loss is a
-# percentage, the bare split ring at QD32/QD128 serves requests but not
+# percentage, --ring-qd1-loop counts in its file while it runs and not while
+# stopped, the bare split ring at QD32/QD128 serves requests but not
 # faster than one core copies (its backend copies each block and does more);
 # bad options exit 2 naming the option.  No figure is compared with a fixed
 # number (they are machine facts, not results).
@@ -94,6 +95,41 @@ bad extra "unexpected" stray
 bad soak_zero "--copy-soak" --copy-soak 0
 bad ring_short "--ring-ms" --ring-ms 99
 bad ring_word "--ring-ms" --ring-ms long
+bad virtio_alone "--ring-qd1-loop" --virtio-layout
+bad loop_dir "--ring-qd1-loop" --size-mb 4 --ring-qd1-loop /nonexistent/dir/count
+
+# --ring-qd1-loop: the count in the file grows while it runs, stands still while the process
+# is stopped, and SIGTERM ends it (exit 0) printing at least the last count read
+count() { python3 -c 'import struct,sys; print(struct.unpack("Q", open(sys.argv[1], "rb").read(8))[0])' "$1"; }
+tmpd=$(mktemp -d /tmp/femu-floor-it.XXXXXX)
+for layout in bare virtio; do
+	flag=
+	[ $layout = virtio ] && flag=--virtio-layout
+	"$FLOOR" --size-mb 8 --ring-qd1-loop "$tmpd/$layout.count" $flag >"$tmpd/$layout.out" 2>&1 &
+	pid=$!
+	c0=0
+	for _ in $(seq 1 100); do
+		[ -s "$tmpd/$layout.count" ] && c0=$(count "$tmpd/$layout.count") && [ "$c0" -gt 0 ] && break
+		sleep 0.1
+	done
+	sleep 0.3
+	kill -STOP $pid
+	c1=$(count "$tmpd/$layout.count")
+	sleep 0.3
+	c2=$(count "$tmpd/$layout.count")
+	kill -CONT $pid
+	sleep 0.3
+	c3=$(count "$tmpd/$layout.count")
+	kill -TERM $pid
+	wait $pid
+	rc=$?
+	n=$(sed -n "s/^$layout[a-z-]* ring at QD1: \([0-9]*\) requests$/\1/p" "$tmpd/$layout.out")
+	[ "$c0" -gt 0 ] && [ "$c1" -gt "$c0" ] && [ "$c2" -eq "$c1" ] && [ "$c3" -gt "$c2" ] &&
+		[ $rc -eq 0 ] && [ -n "$n" ] && [ "$n" -ge "$c3" ] &&
+		ok "--ring-qd1-loop $layout: counts, stands still when stopped, ends on SIGTERM ($c0 $c1 $c2 $c3 $n)" ||
+		ko "--ring-qd1-loop $layout: $c0 $c1 $c2 $c3 rc $rc: $(cat "$tmpd/$layout.out")"
+done
+rm -rf "$tmpd"
 
 # --copy-soak: one rate per whole second, each a positive count
 out=$("$FLOOR" --size-mb 64 --copy-soak 2 --json 2>&1)

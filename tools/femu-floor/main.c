@@ -204,16 +204,11 @@ static uint64_t *loop_count_map(const char *path)
 }
 
 /* --ring-qd1-loop: the QD1 ring until SIGINT/SIGTERM, its count in the file. */
-static int ring_qd1_loop(const struct floor_opts *o, struct floor_buf *buf)
+static int ring_qd1_loop(const struct floor_opts *o, struct floor_buf *buf, uint64_t *count)
 {
 	struct sigaction sa = {.sa_handler = loop_stop};
-	uint64_t *count = loop_count_map(o->loop_file);
 	int rc;
 
-	if (count == NULL) {
-		floor_buf_fini(buf);
-		return 1;
-	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	rc = floor_ring_qd1_count(o->cpu_a, o->cpu_b, buf, o->virtio_layout, count, &g_loop_stop);
@@ -397,9 +392,12 @@ int main(int argc, char **argv)
 	struct floor_opts o;
 	struct floor_buf buf;
 	struct floor_figs f;
+	uint64_t *count = NULL;
 	int rc;
 
 	if (parse_opts(argc, argv, &o) != 0)
+		return 2;
+	if (o.loop_file != NULL && (count = loop_count_map(o.loop_file)) == NULL)
 		return 2;
 	if ((rc = floor_pin(o.cpu_b)) != 0 || (rc = floor_pin(o.cpu_a)) != 0) {
 		fprintf(stderr, "femu-floor: --cpus %d,%d: cannot run there: %s\n", o.cpu_a,
@@ -408,6 +406,8 @@ int main(int argc, char **argv)
 	}
 	rc = floor_buf_init(&buf, (size_t)o.size_mb << 20);
 	if (rc != 0) {
+		if (count != NULL)
+			munmap(count, 4096);
 		fprintf(stderr, "femu-floor: --size-mb %u: cannot map the buffer: %s\n", o.size_mb,
 			strerror(-rc));
 		return 1;
@@ -417,7 +417,7 @@ int main(int argc, char **argv)
 	if (o.ring_qd1)
 		return ring_qd1_only(&o, &buf);
 	if (o.loop_file != NULL)
-		return ring_qd1_loop(&o, &buf);
+		return ring_qd1_loop(&o, &buf, count);
 	rc = measure(&o, &buf, &f);
 	floor_buf_fini(&buf);
 	if (rc != 0)

@@ -1,0 +1,227 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""qd1turns - femud's QD1 rate against femu-floor's split rings, in turns inside one run
+(tools/bench-qd1, and tools/bench's QD1 goal line).
+
+Every side stays up for the whole measurement and is stopped (SIGSTOP) while another has
+the CPUs: femud with a femu-bench run on it (femu-bench --progress), optionally a second
+femud build with its own femu-bench (B, for an A/B), femu-floor --ring-qd1-loop (the bare
+ring) and femu-floor --ring-qd1-loop --virtio-layout.  A turn continues each side in the
+order bare, femud, [B,] virtio (reversed every other turn), lets it settle, reads its
+completion counter for a slice of time and stops it again: the sides of a turn are a
+fraction of a second apart, inside one placement mode of the VM far more often than two
+separate runs are.
+"""
+import mmap
+import os
+import signal
+import statistics
+import struct
+import subprocess
+import time
+from dataclasses import dataclass, field
+
+from benchlib import start_femud, stop_proc
+
+GOAL = 0.90  # issue 14: femud's 4 KiB QD1 >= 90% of the bare ring's
+
+
+@dataclass
+class TurnCfg:
+    """What the sides run and how the turns are taken (times in seconds)."""
+    femud: str
+    femu_bench: str
+    femu_floor: str = None  # None: no ring sides
+    b_femud: str = None
+    b_femu_bench: str = None
+    femud_args: list = field(default_factory=list)
+    target_cpu: int = 0
+    bench_cpu: int = 1
+    size_mb: int = 1024
+    qd: int = 1
+    bs: str = "4k"
+    turns: int = 60
+    warmup: int = 3
+    slice_s: float = 0.3
+    settle_s: float = 0.05
+
+
+class Side:
+    """One side of the turns: its processes (continued in this order, stopped in the
+    reverse one) and the completion counter it keeps in a file (8 bytes at offset 0)."""
+
+    def __init__(self, name, procs, counter):
+        self.name, self.procs, self.counter = name, procs, counter
+        self.map = None
+
+    def count(self):
+        return struct.unpack_from("Q", self.map, 0)[0]
+
+    def wait_started(self, timeout):
+        """Wait until the counter file exists and counts; False when a process exited."""
+        end = time.time() + timeout
+        while time.time() < end:
+            if any(p.poll() is not None for p in self.procs):
+                return False
+            if self.map is None and os.path.exists(self.counter) and \
+                    os.path.getsize(self.counter) >= 8:
+                with open(self.counter, "rb") as f:
+                    self.map = mmap.mmap(f.fileno(), 8, access=mmap.ACCESS_READ)
+            if self.map is not None and self.count() > 0:
+                return True
+            time.sleep(0.05)
+        return False
+
+    def cont(self):
+        for p in self.procs:
+            p.send_signal(signal.SIGCONT)
+
+    def stop(self):
+        for p in reversed(self.procs):
+            p.send_signal(signal.SIGSTOP)
+
+    def alive(self):
+        return all(p.poll() is None for p in self.procs)
+
+    def slice(self, settle, length):
+        """Continue, let it settle, count for length seconds, stop; the rate (per second)."""
+        self.cont()
+        time.sleep(settle)
+        c0, t0 = self.count(), time.monotonic()
+        time.sleep(length)
+        c1, t1 = self.count(), time.monotonic()
+        self.stop()
+        return (c1 - c0) / (t1 - t0)
+
+
+def _femud_side(cfg, tmp, name, femud, femu_bench):
+    """femud and a femu-bench run on it (its --time far beyond the turns, ended by SIGINT)."""
+    proc, sock, _ = start_femud(femud, tmp, cfg.target_cpu, cfg.size_mb, cfg.femud_args,
+                                tag=name)
+    count = os.path.join(tmp, f"{name}.count")
+    fb = subprocess.Popen(["taskset", "-c", str(cfg.bench_cpu), femu_bench, "-q", "-s", sock,
+                           "--json", "--cpus", str(cfg.bench_cpu), "--rw", "randread", "--bs",
+                           str(cfg.bs), "--qd", str(cfg.qd), "--time", "86400", "--timeout",
+                           "5000", "--progress", count],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          start_new_session=True)
+    return Side(name, [proc, fb], count)
+
+
+def _ring_side(cfg, tmp, name, extra):
+    count = os.path.join(tmp, f"{name}.count")
+    p = subprocess.Popen([cfg.femu_floor, "--cpus", f"{cfg.target_cpu},{cfg.bench_cpu}",
+                          "--size-mb", str(cfg.size_mb), "--ring-qd1-loop", count] + extra,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)
+    return Side(name, [p], count)
+
+
+def start_sides(cfg, tmp, sides):
+    """Start every side into the dict sides, one after the other, each stopped once it
+    counts.  None, or what failed (sides then holds what started, for stop_sides)."""
+    starts = [("femud", lambda: _femud_side(cfg, tmp, "femud", cfg.femud, cfg.femu_bench))]
+    if cfg.b_femud:
+        starts.append(("b", lambda: _femud_side(cfg, tmp, "b", cfg.b_femud,
+                                                cfg.b_femu_bench or cfg.femu_bench)))
+    if cfg.femu_floor:
+        starts.append(("bare", lambda: _ring_side(cfg, tmp, "bare", [])))
+        starts.append(("virtio", lambda: _ring_side(cfg, tmp, "virtio", ["--virtio-layout"])))
+    for name, start in starts:
+        sides[name] = start()
+        if not sides[name].wait_started(120):
+            return f"{name} did not start counting"
+        sides[name].stop()
+    return None
+
+
+def stop_sides(sides):
+    """Continue and end every side: the rings, then each femu-bench (it drains) before its
+    femud.  {name: (exit status, stdout, stderr)}, femu-bench runs as '<side>-bench'."""
+    outs = {}
+    for s in sides.values():
+        s.cont()
+    for name in ("bare", "virtio"):
+        if name in sides:
+            p = sides[name].procs[0]
+            stop_proc(p, signal.SIGTERM)
+            outs[name] = (p.returncode, p.stdout.read(), p.stderr.read())
+    for name in ("femud", "b"):
+        if name in sides:
+            femud, fb = sides[name].procs
+            stop_proc(fb, signal.SIGINT)
+            outs[f"{name}-bench"] = (fb.returncode, fb.stdout.read(), fb.stderr.read())
+            stop_proc(femud, signal.SIGINT)
+    return outs
+
+
+def run_turns(cfg, sides):
+    """The turns: per measured turn {side: rate}.  Raises RuntimeError when a side exits."""
+    names = [n for n in ("bare", "femud", "b", "virtio") if n in sides]
+    turns = []
+    for k in range(cfg.warmup + cfg.turns):
+        order = names if k % 2 == 0 else list(reversed(names))
+        rates = {}
+        for name in order:
+            if not sides[name].alive():
+                raise RuntimeError(f"{name} exited during turn {k}")
+            rates[name] = sides[name].slice(cfg.settle_s, cfg.slice_s)
+        if k >= cfg.warmup:
+            turns.append(rates)
+    return turns
+
+
+def measure(cfg, tmp):
+    """Start the sides, take the turns, end the sides: (turns, None) or (None, error)."""
+    sides = {}
+    try:
+        err = start_sides(cfg, tmp, sides)
+        turns = run_turns(cfg, sides) if err is None else None
+    except RuntimeError as e:
+        err, turns = str(e), None
+    finally:
+        outs = stop_sides(sides)
+    for name in ("femud", "b"):
+        rc, _, fb_err = outs.get(f"{name}-bench", (0, "", ""))
+        if rc != 0 and err is None:
+            err = f"{name}'s femu-bench failed ({rc}): {fb_err[-600:]}"
+    return (turns, None) if err is None else (None, err)
+
+
+def _quartiles(xs):
+    if len(xs) < 2:
+        return xs[0], xs[0], xs[0]
+    q = statistics.quantiles(xs, n=4)
+    return q[0], statistics.median(xs), q[2]
+
+
+def ratio_summary(turns, num, den):
+    """num/den per turn: median, quartiles, turns at or above GOAL, turns num was ahead."""
+    r = [t[num] / t[den] for t in turns if t[den] > 0]
+    q1, med, q3 = _quartiles(r)
+    return {"median": med, "q1": q1, "q3": q3, "at_least_goal": sum(x >= GOAL for x in r),
+            "ahead": sum(x > 1 for x in r), "n": len(r)}
+
+
+def summarize(turns):
+    """Median rate of each side and the per-turn ratios of femud (and B) to each ring."""
+    out = {"turns": len(turns)}
+    for name in turns[0]:
+        out[f"{name}_iops"] = statistics.median(t[name] for t in turns)
+    for who in ("femud", "b"):
+        if who not in turns[0]:
+            continue
+        for ring in ("bare", "virtio"):
+            if ring in turns[0]:
+                out[f"{who}_over_{ring}"] = ratio_summary(turns, who, ring)
+    if "b" in turns[0]:
+        out["b_over_femud"] = ratio_summary(turns, "b", "femud")
+    return out
+
+
+def ratio_text(r, pct=True):
+    """'93.7% (quartiles 90.5-97.6%, >= 90% in 48 of 60 turns)' or the B/A form."""
+    if pct:
+        return (f"{r['median'] * 100:.1f}% (quartiles {r['q1'] * 100:.1f}-{r['q3'] * 100:.1f}%, "
+                f">= {GOAL:.0%} in {r['at_least_goal']} of {r['n']} turns)")
+    return (f"{r['median']:.3f} (quartiles {r['q1']:.3f}-{r['q3']:.3f}, ahead in {r['ahead']} "
+            f"of {r['n']} turns)")
