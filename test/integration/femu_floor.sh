@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # femu_floor.sh - tools/femu-floor: its JSON carries every figure tools/bench
 # reads, the derived figures follow from the measured ones, CPU loss is a
-# percentage, --ring-qd1-loop counts in its file while it runs and not while
+# percentage, --ring-qd1-loop and --copy-loop count in a file while they run, not while
 # stopped, the bare split ring at QD32/QD128 serves requests but not
 # faster than one core copies (its backend copies each block and does more);
 # bad options exit 2 naming the option.  No figure is compared with a fixed
@@ -97,6 +97,8 @@ bad ring_short "--ring-ms" --ring-ms 99
 bad ring_word "--ring-ms" --ring-ms long
 bad virtio_alone "--ring-qd1-loop" --virtio-layout
 bad loop_dir "--ring-qd1-loop" --size-mb 4 --ring-qd1-loop /nonexistent/dir/count
+bad copy_dir "--copy-loop" --size-mb 4 --copy-loop /nonexistent/dir/count
+bad copy_and_ring "--copy-loop" --copy-loop /tmp/x --ring-qd1-loop /tmp/y
 
 # --ring-qd1-loop: the count in the file grows while it runs, stands still while the process
 # is stopped, and SIGTERM ends it (exit 0) printing at least the last count read
@@ -129,6 +131,30 @@ for layout in bare virtio; do
 		ok "--ring-qd1-loop $layout: counts, stands still when stopped, ends on SIGTERM ($c0 $c1 $c2 $c3 $n)" ||
 		ko "--ring-qd1-loop $layout: $c0 $c1 $c2 $c3 rc $rc: $(cat "$tmpd/$layout.out")"
 done
+# --copy-loop: the same for one core's copy (its trials take a moment before it counts)
+"$FLOOR" --size-mb 8 --copy-loop "$tmpd/copy.count" >"$tmpd/copy.out" 2>&1 &
+pid=$!
+c0=0
+for _ in $(seq 1 200); do
+	[ -s "$tmpd/copy.count" ] && c0=$(count "$tmpd/copy.count") && [ "$c0" -gt 0 ] && break
+	sleep 0.1
+done
+sleep 0.3
+kill -STOP $pid
+c1=$(count "$tmpd/copy.count")
+sleep 0.3
+c2=$(count "$tmpd/copy.count")
+kill -CONT $pid
+sleep 0.3
+c3=$(count "$tmpd/copy.count")
+kill -TERM $pid
+wait $pid
+rc=$?
+n=$(sed -n 's/^random 4 KiB copies (CPU 0, 8 MiB): \([0-9]*\)$/\1/p' "$tmpd/copy.out")
+[ "$c0" -gt 0 ] && [ "$c1" -gt "$c0" ] && [ "$c2" -eq "$c1" ] && [ "$c3" -gt "$c2" ] &&
+	[ $rc -eq 0 ] && [ -n "$n" ] && [ "$n" -ge "$c3" ] &&
+	ok "--copy-loop: counts, stands still when stopped, ends on SIGTERM ($c0 $c1 $c2 $c3 $n)" ||
+	ko "--copy-loop: $c0 $c1 $c2 $c3 rc $rc: $(cat "$tmpd/copy.out")"
 rm -rf "$tmpd"
 
 # --copy-soak: one rate per whole second, each a positive count

@@ -955,35 +955,83 @@ static double copy_rate_lookahead(const struct floor_buf *b, const size_t *off, 
 	return (double)n * 1e9 / (double)(now_ns() - t0);
 }
 
+/* A copy loop's hints: look-ahead distance, hint kind, block asked for before its copy. */
+struct copy_cfg {
+	unsigned look;
+	enum floor_pf pf;
+	bool pf_first;
+};
+
 /*
  * Best of: no prefetch, or one of the hints of enum floor_pf 1, 2 or 4
  * copies ahead.  Into the first level, the first 512 B one ahead is usually
  * best (whole blocks fill the line-fill buffers and stall the prefetch
- * instructions); into the second level, the whole block.
+ * instructions); into the second level, the whole block.  The rate, and in
+ * *best (when not NULL) the hints that gave it.
  */
-double floor_copy4k_rate(const struct floor_buf *b, unsigned n)
+static double copy4k_best(const struct floor_buf *b, const size_t *off, unsigned n,
+			  struct copy_cfg *best)
 {
 	static const unsigned looks[] = {1, 2, 4};
+	double top = 0.0;
+
+	for (int c = 0; c < 2; c++) {
+		double r = copy_rate_lookahead(b, off, n, 0, FLOOR_PF_NONE, c);
+
+		if (r > top) {
+			top = r;
+			if (best)
+				*best = (struct copy_cfg){0, FLOOR_PF_NONE, c};
+		}
+		for (unsigned k = 0; k < sizeof(looks) / sizeof(looks[0]); k++)
+			for (int pf = FLOOR_PF_NONE + 1; pf < FLOOR_PF_COUNT; pf++) {
+				r = copy_rate_lookahead(b, off, n, looks[k], (enum floor_pf)pf, c);
+				if (r > top) {
+					top = r;
+					if (best)
+						*best = (struct copy_cfg){looks[k], pf, c};
+				}
+			}
+	}
+	return top;
+}
+
+double floor_copy4k_rate(const struct floor_buf *b, unsigned n)
+{
 	size_t *off = random_blocks(b, n);
 	double best;
 
 	if (off == NULL || n == 0)
 		return free(off), 0.0;
-	best = 0.0;
-	for (int c = 0; c < 2; c++) {
-		double r = copy_rate_lookahead(b, off, n, 0, FLOOR_PF_NONE, c);
-
-		if (r > best)
-			best = r;
-		for (unsigned k = 0; k < sizeof(looks) / sizeof(looks[0]); k++)
-			for (int pf = FLOOR_PF_NONE + 1; pf < FLOOR_PF_COUNT; pf++) {
-				r = copy_rate_lookahead(b, off, n, looks[k], (enum floor_pf)pf, c);
-				if (r > best)
-					best = r;
-			}
-	}
+	best = copy4k_best(b, off, n, NULL);
 	free(off);
 	return best;
+}
+
+int floor_copy4k_loop(const struct floor_buf *b, uint64_t *count, const volatile sig_atomic_t *stop)
+{
+	enum { N = 1u << 20, TRIAL = 1u << 16, CHECK = 1024 };
+	size_t *off = random_blocks(b, N);
+	struct copy_cfg c = {0, FLOOR_PF_NONE, false};
+	uint64_t done = 0;
+
+	if (off == NULL)
+		return -ENOMEM;
+	copy4k_best(b, off, TRIAL, &c);
+	while (!*stop) {
+		for (unsigned i = 0; i < N; i++) {
+			if (c.look > 0)
+				floor_pf_block(b->base + off[(i + c.look) % N], c.pf);
+			if (c.pf == FLOOR_PF_L2_SPLIT)
+				floor_pf_rest(b->base + off[(i + c.look / 2) % N]);
+			floor_copy_block(dst[i & 31], b->base + off[i], c.pf_first);
+			__atomic_store_n(count, ++done, __ATOMIC_RELAXED);
+			if (i % CHECK == CHECK - 1 && *stop)
+				break;
+		}
+	}
+	free(off);
+	return 0;
 }
 
 void floor_copy4k_soak(const struct floor_buf *b, unsigned secs, double *rates)

@@ -79,7 +79,7 @@ int floor_ring_qd1_virtio_ns(int cpu_a, int cpu_b, const struct floor_buf *buf, 
  * *stop is set (a signal handler), then returns 0 once the backend thread
  * ended, or -errno (-ETIMEDOUT: a side silent for 10 s; -EINVAL: cpu_a ==
  * cpu_b).  Stopped and continued as a process (SIGSTOP/SIGCONT), it resumes
- * where it was: tools/bench-qd1 alternates it with a backend under test.
+ * where it was: tools/bench-turns alternates it with a backend under test.
  */
 int floor_ring_qd1_count(int cpu_a, int cpu_b, const struct floor_buf *buf, bool virtio,
 			 uint64_t *count, const volatile sig_atomic_t *stop);
@@ -149,6 +149,17 @@ double floor_copy4k_ns(const struct floor_buf *b, unsigned n, bool pf_first);
  * asked for first.
  */
 double floor_copy4k_rate(const struct floor_buf *b, unsigned n);
+
+/*
+ * floor_copy4k_rate()'s copy without end, on the calling thread: short trials
+ * pick the best hints, then random 4 KiB copies (a cycle of 2^20 random
+ * blocks) store the number done so far in *count after each one, until
+ * *stop is set (a signal handler).  0, or -ENOMEM.  Stopped and continued as
+ * a process, it resumes where it was: tools/bench-turns alternates it with
+ * femud at high queue depth.
+ */
+int floor_copy4k_loop(const struct floor_buf *b, uint64_t *count,
+		      const volatile sig_atomic_t *stop);
 
 /*
  * Random 4 KiB copies with the first 512 B prefetched one copy ahead, for

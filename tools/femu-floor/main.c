@@ -28,6 +28,7 @@ struct floor_opts {
 	int ring_qd1;	       /* --ring-qd1: only the bare split ring at QD1 */
 	const char *loop_file; /* --ring-qd1-loop: the QD1 ring without end, its count there */
 	int virtio_layout;     /* --virtio-layout: that ring with virtio-blk's layout */
+	const char *copy_file; /* --copy-loop: the overlapped copy without end, its count there */
 	int json;
 };
 
@@ -37,6 +38,7 @@ static void usage(FILE *f)
 		   "[--copy-soak SEC] [--ring-qd1] [--json]\n"
 		   "       femu-floor [--cpus A,B] [--size-mb N] --ring-qd1-loop FILE "
 		   "[--virtio-layout]\n"
+		   "       femu-floor [--cpus A,B] [--size-mb N] --copy-loop FILE\n"
 		   "Measures the floor under any vhost-user-blk backend on CPU A serving an\n"
 		   "initiator on CPU B: cache-line round trip A<->B, DRAM latency, random\n"
 		   "4 KiB copies (one at a time and overlapped) out of an N MiB buffer on A,\n"
@@ -57,8 +59,11 @@ static void usage(FILE *f)
 		   "                 SIGINT/SIGTERM), the count of requests completed so far in\n"
 		   "                 FILE (created, 8 bytes, native order) after each one: for a\n"
 		   "                 sampler that stops and continues this process in turns with\n"
-		   "                 a backend under test (tools/bench-qd1)\n"
-		   "  --virtio-layout  with --ring-qd1-loop: virtio-blk's layout and EVENT_IDX\n");
+		   "                 a backend under test (tools/bench-turns)\n"
+		   "  --virtio-layout  with --ring-qd1-loop: virtio-blk's layout and EVENT_IDX\n"
+		   "  --copy-loop FILE  only this: the overlapped random 4 KiB copy on CPU A\n"
+		   "                 (its best hints first picked in short trials) without end,\n"
+		   "                 the count of copies so far in FILE, as --ring-qd1-loop\n");
 }
 
 static int parse_uint(const char *s, unsigned long max, unsigned long *out)
@@ -82,6 +87,7 @@ static int parse_opts(int argc, char **argv, struct floor_opts *o)
 					   {"ring-qd1", no_argument, NULL, 'q'},
 					   {"ring-qd1-loop", required_argument, NULL, 'L'},
 					   {"virtio-layout", no_argument, NULL, 'V'},
+					   {"copy-loop", required_argument, NULL, 'C'},
 					   {"help", no_argument, NULL, 'h'},
 					   {NULL, 0, NULL, 0}};
 	unsigned long v, a, b;
@@ -147,6 +153,9 @@ static int parse_opts(int argc, char **argv, struct floor_opts *o)
 		case 'V':
 			o->virtio_layout = 1;
 			break;
+		case 'C':
+			o->copy_file = optarg;
+			break;
 		case 'k':
 			if (parse_uint(optarg, 3600, &v) || v == 0) {
 				fprintf(stderr, "femu-floor: --copy-soak '%s': 1..3600 s\n",
@@ -171,6 +180,11 @@ static int parse_opts(int argc, char **argv, struct floor_opts *o)
 		fprintf(stderr, "femu-floor: --virtio-layout goes with --ring-qd1-loop FILE\n");
 		return -1;
 	}
+	if (o->copy_file != NULL && (o->loop_file != NULL || o->ring_qd1 || o->soak_s > 0)) {
+		fprintf(stderr, "femu-floor: --copy-loop FILE is a mode of its own (not with "
+				"--ring-qd1-loop, --ring-qd1 or --copy-soak)\n");
+		return -1;
+	}
 	return 0;
 }
 
@@ -183,13 +197,13 @@ static void loop_stop(int sig)
 }
 
 /* The count file: 8 bytes mapped shared, zero. NULL after printing why. */
-static uint64_t *loop_count_map(const char *path)
+static uint64_t *loop_count_map(const char *opt, const char *path)
 {
 	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
 	void *p;
 
 	if (fd < 0 || ftruncate(fd, 4096) != 0) {
-		fprintf(stderr, "femu-floor: --ring-qd1-loop '%s': %s\n", path, strerror(errno));
+		fprintf(stderr, "femu-floor: %s '%s': %s\n", opt, path, strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return NULL;
@@ -197,20 +211,44 @@ static uint64_t *loop_count_map(const char *path)
 	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	close(fd);
 	if (p == MAP_FAILED) {
-		fprintf(stderr, "femu-floor: --ring-qd1-loop '%s': %s\n", path, strerror(errno));
+		fprintf(stderr, "femu-floor: %s '%s': %s\n", opt, path, strerror(errno));
 		return NULL;
 	}
 	return p;
 }
 
-/* --ring-qd1-loop: the QD1 ring until SIGINT/SIGTERM, its count in the file. */
-static int ring_qd1_loop(const struct floor_opts *o, struct floor_buf *buf, uint64_t *count)
+static void loop_catch_signals(void)
 {
 	struct sigaction sa = {.sa_handler = loop_stop};
-	int rc;
 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+}
+
+/* --copy-loop: the overlapped copy on CPU A until SIGINT/SIGTERM, its count in the file. */
+static int copy_loop(const struct floor_opts *o, struct floor_buf *buf, uint64_t *count)
+{
+	int rc;
+
+	loop_catch_signals();
+	floor_pin(o->cpu_a);
+	rc = floor_copy4k_loop(buf, count, &g_loop_stop);
+	if (rc != 0)
+		fprintf(stderr, "femu-floor: --copy-loop: %s\n", strerror(-rc));
+	else
+		printf("random 4 KiB copies (CPU %d, %u MiB): %" PRIu64 "\n", o->cpu_a, o->size_mb,
+		       *count);
+	munmap(count, 4096);
+	floor_buf_fini(buf);
+	return rc != 0;
+}
+
+/* --ring-qd1-loop: the QD1 ring until SIGINT/SIGTERM, its count in the file. */
+static int ring_qd1_loop(const struct floor_opts *o, struct floor_buf *buf, uint64_t *count)
+{
+	int rc;
+
+	loop_catch_signals();
 	rc = floor_ring_qd1_count(o->cpu_a, o->cpu_b, buf, o->virtio_layout, count, &g_loop_stop);
 	if (rc != 0)
 		fprintf(stderr, "femu-floor: ring CPU %d <-> %d: %s\n", o->cpu_a, o->cpu_b,
@@ -397,7 +435,9 @@ int main(int argc, char **argv)
 
 	if (parse_opts(argc, argv, &o) != 0)
 		return 2;
-	if (o.loop_file != NULL && (count = loop_count_map(o.loop_file)) == NULL)
+	if (o.loop_file != NULL && (count = loop_count_map("--ring-qd1-loop", o.loop_file)) == NULL)
+		return 2;
+	if (o.copy_file != NULL && (count = loop_count_map("--copy-loop", o.copy_file)) == NULL)
 		return 2;
 	if ((rc = floor_pin(o.cpu_b)) != 0 || (rc = floor_pin(o.cpu_a)) != 0) {
 		fprintf(stderr, "femu-floor: --cpus %d,%d: cannot run there: %s\n", o.cpu_a,
@@ -418,6 +458,8 @@ int main(int argc, char **argv)
 		return ring_qd1_only(&o, &buf);
 	if (o.loop_file != NULL)
 		return ring_qd1_loop(&o, &buf, count);
+	if (o.copy_file != NULL)
+		return copy_loop(&o, &buf, count);
 	rc = measure(&o, &buf, &f);
 	floor_buf_fini(&buf);
 	if (rc != 0)
