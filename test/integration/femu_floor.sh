@@ -100,61 +100,40 @@ bad loop_dir "--ring-qd1-loop" --size-mb 4 --ring-qd1-loop /nonexistent/dir/coun
 bad copy_dir "--copy-loop" --size-mb 4 --copy-loop /nonexistent/dir/count
 bad copy_and_ring "--copy-loop" --copy-loop /tmp/x --ring-qd1-loop /tmp/y
 
-# --ring-qd1-loop: the count in the file grows while it runs, stands still while the process
-# is stopped, and SIGTERM ends it (exit 0) printing at least the last count read
+# --ring-qd1-loop and --copy-loop: the count in the file grows while it runs, stands still
+# while the process is stopped, and SIGTERM ends it (exit 0) printing at least the last
+# count read
 count() { python3 -c 'import struct,sys; print(struct.unpack("Q", open(sys.argv[1], "rb").read(8))[0])' "$1"; }
 tmpd=$(mktemp -d /tmp/femu-floor-it.XXXXXX)
-for layout in bare virtio; do
-	flag=
-	[ $layout = virtio ] && flag=--virtio-layout
-	"$FLOOR" --size-mb 8 --ring-qd1-loop "$tmpd/$layout.count" $flag >"$tmpd/$layout.out" 2>&1 &
-	pid=$!
-	c0=0
-	for _ in $(seq 1 100); do
-		[ -s "$tmpd/$layout.count" ] && c0=$(count "$tmpd/$layout.count") && [ "$c0" -gt 0 ] && break
+loop_check() { # name final-line-regex (its count in \1) femu-floor args...
+	local name=$1 re=$2 c0=0 c1 c2 c3 rc n
+	shift 2
+	"$FLOOR" --size-mb 8 "$@" "$tmpd/$name.count" >"$tmpd/$name.out" 2>&1 &
+	local pid=$!
+	for _ in $(seq 1 200); do # the copy's trials take a moment before it counts
+		[ -s "$tmpd/$name.count" ] && c0=$(count "$tmpd/$name.count") && [ "$c0" -gt 0 ] && break
 		sleep 0.1
 	done
 	sleep 0.3
 	kill -STOP $pid
-	c1=$(count "$tmpd/$layout.count")
+	c1=$(count "$tmpd/$name.count")
 	sleep 0.3
-	c2=$(count "$tmpd/$layout.count")
+	c2=$(count "$tmpd/$name.count")
 	kill -CONT $pid
 	sleep 0.3
-	c3=$(count "$tmpd/$layout.count")
+	c3=$(count "$tmpd/$name.count")
 	kill -TERM $pid
 	wait $pid
 	rc=$?
-	n=$(sed -n "s/^$layout[a-z-]* ring at QD1: \([0-9]*\) requests$/\1/p" "$tmpd/$layout.out")
+	n=$(sed -n "s/^$re$/\1/p" "$tmpd/$name.out")
 	[ "$c0" -gt 0 ] && [ "$c1" -gt "$c0" ] && [ "$c2" -eq "$c1" ] && [ "$c3" -gt "$c2" ] &&
 		[ $rc -eq 0 ] && [ -n "$n" ] && [ "$n" -ge "$c3" ] &&
-		ok "--ring-qd1-loop $layout: counts, stands still when stopped, ends on SIGTERM ($c0 $c1 $c2 $c3 $n)" ||
-		ko "--ring-qd1-loop $layout: $c0 $c1 $c2 $c3 rc $rc: $(cat "$tmpd/$layout.out")"
-done
-# --copy-loop: the same for one core's copy (its trials take a moment before it counts)
-"$FLOOR" --size-mb 8 --copy-loop "$tmpd/copy.count" >"$tmpd/copy.out" 2>&1 &
-pid=$!
-c0=0
-for _ in $(seq 1 200); do
-	[ -s "$tmpd/copy.count" ] && c0=$(count "$tmpd/copy.count") && [ "$c0" -gt 0 ] && break
-	sleep 0.1
-done
-sleep 0.3
-kill -STOP $pid
-c1=$(count "$tmpd/copy.count")
-sleep 0.3
-c2=$(count "$tmpd/copy.count")
-kill -CONT $pid
-sleep 0.3
-c3=$(count "$tmpd/copy.count")
-kill -TERM $pid
-wait $pid
-rc=$?
-n=$(sed -n 's/^random 4 KiB copies (CPU 0, 8 MiB): \([0-9]*\)$/\1/p' "$tmpd/copy.out")
-[ "$c0" -gt 0 ] && [ "$c1" -gt "$c0" ] && [ "$c2" -eq "$c1" ] && [ "$c3" -gt "$c2" ] &&
-	[ $rc -eq 0 ] && [ -n "$n" ] && [ "$n" -ge "$c3" ] &&
-	ok "--copy-loop: counts, stands still when stopped, ends on SIGTERM ($c0 $c1 $c2 $c3 $n)" ||
-	ko "--copy-loop: $c0 $c1 $c2 $c3 rc $rc: $(cat "$tmpd/copy.out")"
+		ok "$name: counts, stands still when stopped, ends on SIGTERM ($c0 $c1 $c2 $c3 $n)" ||
+		ko "$name: $c0 $c1 $c2 $c3 rc $rc: $(cat "$tmpd/$name.out")"
+}
+loop_check bare 'bare ring at QD1: \([0-9]*\) requests' --ring-qd1-loop
+loop_check virtio 'virtio-layout ring at QD1: \([0-9]*\) requests' --virtio-layout --ring-qd1-loop
+loop_check copy 'random 4 KiB copies (CPU 0, 8 MiB): \([0-9]*\)' --copy-loop
 rm -rf "$tmpd"
 
 # --copy-soak: one rate per whole second, each a positive count

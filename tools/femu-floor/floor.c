@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -1018,6 +1019,8 @@ int floor_copy4k_loop(const struct floor_buf *b, uint64_t *count, const volatile
 	if (off == NULL)
 		return -ENOMEM;
 	copy4k_best(b, off, TRIAL, &c);
+	fprintf(stderr, "femu-floor: copy loop: look-ahead %u, hint %d, block first %d\n", c.look,
+		(int)c.pf, (int)c.pf_first);
 	while (!*stop) {
 		for (unsigned i = 0; i < N; i++) {
 			if (c.look > 0)
