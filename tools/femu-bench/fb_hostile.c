@@ -188,9 +188,9 @@ static int serve_check(struct hctx *h)
 		if (wait_used(h, h->o->timeout_ms, &id) != 1)
 			return failf("no completion of a correct %s within %u ms",
 				     i ? "read" : "write", h->o->timeout_ms);
-		if (id != 0 || h->vq.req[0].status != VIRTIO_BLK_S_OK)
+		if (id != 0 || h->vq.status[0] != VIRTIO_BLK_S_OK)
 			return failf("correct %s: id %u status %u", i ? "read" : "write", id,
-				     h->vq.req[0].status);
+				     h->vq.status[0]);
 	}
 	if (!h->dev.readonly && !g_null_backend &&
 	    fb_verify_check(fb_vq_slot_data(&h->vq, 0), sector, 8, H_GEN, &r, &flba, &fgen) >= 0) {
@@ -227,12 +227,12 @@ static void rq_default(struct hctx *h, struct rq *q, uint32_t type, uint64_t sec
 	memset(q, 0, sizeof(*q));
 	q->type = type;
 	q->sector = sector;
-	q->hdr_gpa = fb_mem_gpa(&h->mem, &h->vq.req[0].hdr);
+	q->hdr_gpa = fb_mem_gpa(&h->mem, &h->vq.hdr[0]);
 	q->hdr_len = sizeof(struct virtio_blk_outhdr);
 	q->data_gpa = fb_mem_gpa(&h->mem, fb_vq_slot_data(&h->vq, 0));
 	q->data_len = len;
 	q->data_flags = type == VIRTIO_BLK_T_OUT ? 0 : VRING_DESC_F_WRITE;
-	q->st_gpa = fb_mem_gpa(&h->mem, &h->vq.req[0].status);
+	q->st_gpa = fb_mem_gpa(&h->mem, &h->vq.status[0]);
 	q->st_len = 1;
 	q->st_flags = VRING_DESC_F_WRITE;
 }
@@ -252,10 +252,10 @@ static void rq_post(struct hctx *h, const struct rq *q)
 	struct vring_desc *d = h->vq.vr.desc;
 	unsigned i = H_SCRATCH;
 
-	h->vq.req[0].hdr.type = q->type;
-	h->vq.req[0].hdr.ioprio = 0;
-	h->vq.req[0].hdr.sector = q->sector;
-	h->vq.req[0].status = FB_STATUS_UNSET;
+	h->vq.hdr[0].type = q->type;
+	h->vq.hdr[0].ioprio = 0;
+	h->vq.hdr[0].sector = q->sector;
+	h->vq.status[0] = FB_STATUS_UNSET;
 	set_desc(&d[i], q->hdr_gpa, q->hdr_len, (uint16_t)(q->hdr_flags | VRING_DESC_F_NEXT),
 		 (uint16_t)(i + 1));
 	if (!q->no_data) {
@@ -274,7 +274,7 @@ static int expect_no_success(struct hctx *h, bool must_be_unsupp)
 {
 	uint32_t id;
 	int r = wait_used(h, H_CASE_WAIT_MS, &id);
-	uint8_t st = h->vq.req[0].status;
+	uint8_t st = h->vq.status[0];
 
 	if (r <= 0)
 		return 0;
@@ -293,8 +293,8 @@ static int expect_status(struct hctx *h, uint8_t want)
 
 	if (r <= 0)
 		return failf("no completion (expected status %u)", want);
-	if (h->vq.req[0].status != want)
-		return failf("status %u, expected %u", h->vq.req[0].status, want);
+	if (h->vq.status[0] != want)
+		return failf("status %u, expected %u", h->vq.status[0], want);
 	return 0;
 }
 
@@ -457,9 +457,9 @@ static int chain_case(const struct fb_opts *o, void (*build)(struct hctx *h))
 
 	if (hctx_open(&h, o, true) < 0)
 		return -1;
-	h.vq.req[0].hdr.type = VIRTIO_BLK_T_IN;
-	h.vq.req[0].hdr.sector = 0;
-	h.vq.req[0].status = FB_STATUS_UNSET;
+	h.vq.hdr[0].type = VIRTIO_BLK_T_IN;
+	h.vq.hdr[0].sector = 0;
+	h.vq.status[0] = FB_STATUS_UNSET;
 	build(&h);
 	fb_vq_kick(&h.vq);
 	rc = expect_no_success(&h, false);
@@ -472,7 +472,7 @@ static void b_loop(struct hctx *h)
 	struct vring_desc *d = h->vq.vr.desc;
 	unsigned i = H_SCRATCH;
 
-	set_desc(&d[i], fb_mem_gpa(&h->mem, &h->vq.req[0].hdr), 16, VRING_DESC_F_NEXT, i + 1);
+	set_desc(&d[i], fb_mem_gpa(&h->mem, &h->vq.hdr[0]), 16, VRING_DESC_F_NEXT, i + 1);
 	set_desc(&d[i + 1], fb_mem_gpa(&h->mem, fb_vq_slot_data(&h->vq, 0)), 512,
 		 VRING_DESC_F_NEXT | VRING_DESC_F_WRITE, i + 2);
 	set_desc(&d[i + 2], fb_mem_gpa(&h->mem, fb_vq_slot_data(&h->vq, 1)), 512,
@@ -485,7 +485,7 @@ static void b_self_loop(struct hctx *h)
 	struct vring_desc *d = h->vq.vr.desc;
 	unsigned i = H_SCRATCH;
 
-	set_desc(&d[i], fb_mem_gpa(&h->mem, &h->vq.req[0].hdr), 16, VRING_DESC_F_NEXT, i);
+	set_desc(&d[i], fb_mem_gpa(&h->mem, &h->vq.hdr[0]), 16, VRING_DESC_F_NEXT, i);
 	fb_vq_push_head(&h->vq, (uint16_t)i);
 }
 
@@ -494,7 +494,7 @@ static void b_next_out_of_range(struct hctx *h)
 	struct vring_desc *d = h->vq.vr.desc;
 	unsigned i = H_SCRATCH;
 
-	set_desc(&d[i], fb_mem_gpa(&h->mem, &h->vq.req[0].hdr), 16, VRING_DESC_F_NEXT, 5000);
+	set_desc(&d[i], fb_mem_gpa(&h->mem, &h->vq.hdr[0]), 16, VRING_DESC_F_NEXT, 5000);
 	fb_vq_push_head(&h->vq, (uint16_t)i);
 }
 
@@ -508,7 +508,7 @@ static void b_chain_longer_than_ring(struct hctx *h)
 {
 	struct vring_desc *d = h->vq.vr.desc;
 
-	set_desc(&d[0], fb_mem_gpa(&h->mem, &h->vq.req[0].hdr), 16, VRING_DESC_F_NEXT, 1);
+	set_desc(&d[0], fb_mem_gpa(&h->mem, &h->vq.hdr[0]), 16, VRING_DESC_F_NEXT, 1);
 	for (unsigned i = 1; i < H_QSIZE; i++)
 		set_desc(&d[i], fb_mem_gpa(&h->mem, fb_vq_slot_data(&h->vq, 0)), 512,
 			 VRING_DESC_F_NEXT | VRING_DESC_F_WRITE, (uint16_t)((i + 1) % H_QSIZE));
@@ -522,11 +522,11 @@ static void indirect(struct hctx *h, unsigned n, int last_next, uint64_t table_g
 	struct vring_desc *t = (struct vring_desc *)h->ind;
 	struct vring_desc *d = h->vq.vr.desc;
 
-	set_desc(&t[0], fb_mem_gpa(&h->mem, &h->vq.req[0].hdr), 16, VRING_DESC_F_NEXT, 1);
+	set_desc(&t[0], fb_mem_gpa(&h->mem, &h->vq.hdr[0]), 16, VRING_DESC_F_NEXT, 1);
 	for (unsigned i = 1; i + 1 < n; i++)
 		set_desc(&t[i], fb_mem_gpa(&h->mem, fb_vq_slot_data(&h->vq, 0)), 512,
 			 VRING_DESC_F_NEXT | VRING_DESC_F_WRITE, (uint16_t)(i + 1));
-	set_desc(&t[n - 1], fb_mem_gpa(&h->mem, &h->vq.req[0].status), 1, VRING_DESC_F_WRITE, 0);
+	set_desc(&t[n - 1], fb_mem_gpa(&h->mem, &h->vq.status[0]), 1, VRING_DESC_F_WRITE, 0);
 	if (last_next >= 0) {
 		t[n - 1].flags |= VRING_DESC_F_NEXT;
 		t[n - 1].next = (uint16_t)last_next;
@@ -916,18 +916,18 @@ static int expect_not_served(struct hctx *h, const char *what)
 	uint16_t idx0 = __atomic_load_n(&h->vq.vr.used->idx, __ATOMIC_ACQUIRE);
 	uint64_t end = fb_now_ns() + (uint64_t)H_CASE_WAIT_MS * 1000000ull;
 
-	h->vq.req[0].status = FB_STATUS_UNSET;
-	h->vq.req[0].hdr.type = VIRTIO_BLK_T_IN;
-	h->vq.req[0].hdr.sector = 0;
-	set_desc(&d[0], fb_mem_gpa(&h->mem, &h->vq.req[0].hdr), 16, VRING_DESC_F_NEXT, 1);
+	h->vq.status[0] = FB_STATUS_UNSET;
+	h->vq.hdr[0].type = VIRTIO_BLK_T_IN;
+	h->vq.hdr[0].sector = 0;
+	set_desc(&d[0], fb_mem_gpa(&h->mem, &h->vq.hdr[0]), 16, VRING_DESC_F_NEXT, 1);
 	set_desc(&d[1], fb_mem_gpa(&h->mem, fb_vq_slot_data(&h->vq, 0)), 4096,
 		 VRING_DESC_F_NEXT | VRING_DESC_F_WRITE, 2);
-	set_desc(&d[2], fb_mem_gpa(&h->mem, &h->vq.req[0].status), 1, VRING_DESC_F_WRITE, 0);
+	set_desc(&d[2], fb_mem_gpa(&h->mem, &h->vq.status[0]), 1, VRING_DESC_F_WRITE, 0);
 	fb_vq_push_head(&h->vq, 0);
 	fb_vq_kick(&h->vq);
 	while (fb_now_ns() < end) {
 		if (__atomic_load_n(&h->vq.vr.used->idx, __ATOMIC_ACQUIRE) != idx0 ||
-		    h->vq.req[0].status != FB_STATUS_UNSET)
+		    h->vq.status[0] != FB_STATUS_UNSET)
 			return failf("a queue whose %s does not fit guest memory served a request",
 				     what);
 		usleep(1000);
@@ -1365,8 +1365,8 @@ static int restarted_backend(const struct fb_opts *o, unsigned n)
 		rc = failf("used index %u after the restart, %u expected (%u requests replayed)",
 			   __atomic_load_n(&h.vq.vr.used->idx, __ATOMIC_ACQUIRE), want, n);
 	for (unsigned s = 0; rc == 0 && s < n; s++)
-		if (h.vq.req[s].status != VIRTIO_BLK_S_OK)
-			rc = failf("replayed request in slot %u: status %u", s, h.vq.req[s].status);
+		if (h.vq.status[s] != VIRTIO_BLK_S_OK)
+			rc = failf("replayed request in slot %u: status %u", s, h.vq.status[s]);
 	if (rc == 0 && !call_within(&h, H_CASE_WAIT_MS))
 		rc = failf("no call within %u ms of the restart: %u used entries (%u replayed) "
 			   "published, the driver was last told of %u",
@@ -1454,7 +1454,7 @@ static unsigned reads_wanting_calls(struct hctx *h, unsigned ms)
 		want_call(h);
 		fb_vq_submit(&h->vq, i, VIRTIO_BLK_T_IN, 8 * i, 4096);
 		fb_vq_kick(&h->vq);
-		if (wait_used(h, ms, &id) == 1 && h->vq.req[i].status == VIRTIO_BLK_S_OK)
+		if (wait_used(h, ms, &id) == 1 && h->vq.status[i] == VIRTIO_BLK_S_OK)
 			served++;
 	}
 	return served;
@@ -1918,7 +1918,7 @@ static int c_mem_table_shrunk_while_running(const struct fb_opts *o)
 	fb_vq_submit(&h.vq, 0, VIRTIO_BLK_T_IN, 0, 4096);
 	fb_vq_kick(&h.vq);
 	rc = expect_no_success(&h, false);
-	if (rc < 0 && h.vq.req[0].status == VIRTIO_BLK_S_OK)
+	if (rc < 0 && h.vq.status[0] == VIRTIO_BLK_S_OK)
 		rc = 0; /* the old rings stayed valid for the backend: acceptable */
 	hctx_close(&h);
 	fb_mem_destroy(&small);

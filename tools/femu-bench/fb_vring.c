@@ -13,7 +13,7 @@
 
 size_t fb_vq_mem_bytes(unsigned qsize, unsigned nslots, uint32_t slot_bytes)
 {
-	return vring_size(qsize, RING_ALIGN) + RING_ALIGN + nslots * 64u + 64 +
+	return vring_size(qsize, RING_ALIGN) + RING_ALIGN + nslots * 16u + 64 + nslots + 64 +
 	       (size_t)nslots * slot_bytes + 4096;
 }
 
@@ -27,15 +27,15 @@ void fb_vq_reset(struct fb_vq *vq)
 	memset(d, 0, sizeof(*d) * vq->size);
 	for (unsigned s = 0; s < vq->nslots; s++) {
 		unsigned h = s, dd = fb_vq_data_desc(vq, s);
-		d[h].addr = fb_mem_gpa(vq->mem, &vq->req[s].hdr);
-		d[h].len = sizeof(vq->req[s].hdr);
+		d[h].addr = fb_mem_gpa(vq->mem, &vq->hdr[s]);
+		d[h].len = sizeof(vq->hdr[s]);
 		d[h].flags = VRING_DESC_F_NEXT;
 		d[h].next = (uint16_t)dd;
 		d[dd].addr = fb_mem_gpa(vq->mem, fb_vq_slot_data(vq, s));
 		d[dd].len = vq->slot_bytes;
 		d[dd].flags = VRING_DESC_F_NEXT;
 		d[dd].next = (uint16_t)(dd + 1);
-		d[dd + 1].addr = fb_mem_gpa(vq->mem, &vq->req[s].status);
+		d[dd + 1].addr = fb_mem_gpa(vq->mem, &vq->status[s]);
 		d[dd + 1].len = 1;
 		d[dd + 1].flags = VRING_DESC_F_WRITE;
 	}
@@ -64,9 +64,10 @@ int fb_vq_init(struct fb_vq *vq, struct fb_mem *mem, unsigned index, unsigned qs
 	vq->slot_bytes = slot_bytes;
 	vq->mem = mem;
 	ring = fb_mem_alloc(mem, vring_size(qsize, RING_ALIGN), RING_ALIGN);
-	vq->req = fb_mem_alloc(mem, nslots * sizeof(*vq->req), 64);
+	vq->hdr = fb_mem_alloc(mem, nslots * sizeof(*vq->hdr), 64);
+	vq->status = fb_mem_alloc(mem, nslots, 64);
 	vq->data = fb_mem_alloc(mem, (size_t)nslots * slot_bytes, 4096);
-	if (!ring || !vq->req || !vq->data)
+	if (!ring || !vq->hdr || !vq->status || !vq->data)
 		return -ENOMEM;
 	vring_init(&vq->vr, qsize, ring, RING_ALIGN);
 	vq->kick_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);

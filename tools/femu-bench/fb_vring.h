@@ -26,17 +26,6 @@
 #define FB_DESC_PER_REQ 3u
 #define FB_STATUS_UNSET 0xffu /* status byte before the backend writes it */
 
-/*
- * A request's header and status byte, in a cache line of its own as the Linux
- * driver keeps them (struct virtblk_req: out_hdr, then the in_hdr status): the
- * backend reads the line and writes into it, one transfer each way per request
- * where a header line and a status line took two.
- */
-struct fb_req {
-	struct virtio_blk_outhdr hdr;
-	uint8_t status;
-} __attribute__((aligned(64)));
-
 struct fb_vq {
 	unsigned index;
 	uint16_t size;
@@ -52,8 +41,9 @@ struct fb_vq {
 	bool last_kicked; /* the last publish kicked (for stall reports) */
 	unsigned nslots;
 	uint32_t slot_bytes;
-	struct fb_req *req; /* [nslots] */
-	uint8_t *data;	    /* [nslots * slot_bytes] */
+	struct virtio_blk_outhdr *hdr; /* [nslots] */
+	uint8_t *status;	       /* [nslots] */
+	uint8_t *data;		       /* [nslots * slot_bytes] */
 	struct fb_mem *mem;
 } __attribute__((aligned(64))); /* queues of different threads share no cache line */
 
@@ -101,10 +91,10 @@ static inline void fb_vq_submit(struct fb_vq *vq, unsigned slot, uint32_t type, 
 	unsigned head = slot, data = fb_vq_data_desc(vq, slot);
 	struct vring_desc *d = vq->vr.desc;
 
-	vq->req[slot].hdr.type = type;
-	vq->req[slot].hdr.ioprio = 0;
-	vq->req[slot].hdr.sector = sector;
-	vq->req[slot].status = FB_STATUS_UNSET;
+	vq->hdr[slot].type = type;
+	vq->hdr[slot].ioprio = 0;
+	vq->hdr[slot].sector = sector;
+	vq->status[slot] = FB_STATUS_UNSET;
 	if (len) {
 		uint16_t flags = (uint16_t)(VRING_DESC_F_NEXT |
 					    (type == VIRTIO_BLK_T_OUT ? 0 : VRING_DESC_F_WRITE));
@@ -180,16 +170,12 @@ static inline void fb_vq_used_event_keep_far(struct fb_vq *vq)
 		__atomic_store_n(ue, (uint16_t)(vq->last_used + FB_USED_EVENT_AHEAD),
 				 __ATOMIC_RELAXED);
 }
-
 /*
  * Consume up to max used entries; writes their descriptor head ids to ids.
- * Returns the count.  When there are any, slot 0's request line is asked for
- * at once: the backend wrote its status byte, and the caller reads a slot's
- * byte only once the used entry named the slot, so without the hint the
- * line's transfer from the backend's CPU came after the entry's.  Slot 0 is
- * the one a QD1 run reuses (the free slots are a stack); asking for each
- * named slot's line as its entry is read measured no better at QD32 and
- * 512 B QD128 (0.990, 0.995).
+ * Returns the count.  When there are any, the first line of status bytes
+ * (slots 0..63) is asked for at once: the backend wrote it, and the caller
+ * reads a slot's byte only once the used entry named the slot, so without
+ * the hint its transfer from the backend's CPU came after the entry's.
  */
 static inline unsigned fb_vq_poll(struct fb_vq *vq, uint32_t *ids, unsigned max)
 {
@@ -197,7 +183,7 @@ static inline unsigned fb_vq_poll(struct fb_vq *vq, uint32_t *ids, unsigned max)
 	unsigned n = 0;
 
 	if (used != vq->last_used)
-		__builtin_prefetch(vq->req);
+		__builtin_prefetch(vq->status);
 	while (vq->last_used != used && n < max) {
 		ids[n++] = vq->vr.used->ring[vq->last_used & vq->mask].id;
 		vq->last_used++;

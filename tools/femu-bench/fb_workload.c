@@ -252,7 +252,7 @@ static bool reap_one(struct worker *w, struct wq *q, uint32_t id, struct reaped 
 	}
 	m = &q->meta[slot];
 	r->m = *m;
-	r->st = q->vq->req[slot].status;
+	r->st = q->vq->status[slot];
 	if (r->st == VIRTIO_BLK_S_OK) {
 		if (m->type == VIRTIO_BLK_T_IN && w->run->o->verify)
 			check_read(w, q, (unsigned)slot);

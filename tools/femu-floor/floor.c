@@ -259,16 +259,12 @@ struct ring_sim {
 		volatile uint64_t type_ioprio, sector;
 		volatile uint8_t status;
 	} req __attribute__((aligned(64)));
-	/*
-	 * virtio layout (floor_ring_qd1_virtio_ns): as femu-bench lays out slot
-	 * 0, the header and the status byte in one line as in the Linux driver's
-	 * struct virtblk_req, but reached through three descriptors
-	 */
+	/* virtio layout (floor_ring_qd1_virtio_ns): as femu-bench lays out slot 0 */
 	struct vring_desc desc[3] __attribute__((aligned(64)));
 	struct {
 		volatile uint64_t type_ioprio, sector;
-		volatile uint8_t status;
-	} vreq __attribute__((aligned(64)));
+	} hdr[4] __attribute__((aligned(64)));
+	volatile uint8_t status[64] __attribute__((aligned(64)));
 	uint8_t data[BLOCK] __attribute__((aligned(BLOCK)));
 	const struct floor_buf *buf;
 	uint64_t rounds;
@@ -305,8 +301,8 @@ static void ring_serve_bare(struct ring_sim *r, uint64_t i, uint16_t slot, size_
 
 /*
  * The virtio-blk request as femu-bench (and the Linux driver) builds it:
- * three descriptors, the header and the status byte in one line (the driver's
- * request line), the data into the initiator's buffer; after the used index, a full barrier and
+ * three descriptors, the header in one line, the status byte in another, the
+ * data into the initiator's buffer; after the used index, a full barrier and
  * the used_event read a call decision needs (EVENT_IDX).  avail_event is
  * not written (a polling backend need not).
  */
@@ -358,7 +354,7 @@ static void *ring_backend(void *arg)
 /* virtio layout: slot 0's chain header -> data -> status, as femu-bench builds it. */
 static void ring_virtio_chain(struct ring_sim *r)
 {
-	r->desc[0] = (struct vring_desc){.addr = (uint64_t)(uintptr_t)&r->vreq,
+	r->desc[0] = (struct vring_desc){.addr = (uint64_t)(uintptr_t)&r->hdr[0],
 					 .len = 16,
 					 .flags = VRING_DESC_F_NEXT,
 					 .next = 1};
@@ -367,7 +363,7 @@ static void ring_virtio_chain(struct ring_sim *r)
 					 .flags = VRING_DESC_F_NEXT | VRING_DESC_F_WRITE,
 					 .next = 2};
 	r->desc[2] = (struct vring_desc){
-	    .addr = (uint64_t)(uintptr_t)&r->vreq.status, .len = 1, .flags = VRING_DESC_F_WRITE};
+	    .addr = (uint64_t)(uintptr_t)&r->status[0], .len = 1, .flags = VRING_DESC_F_WRITE};
 }
 
 /* The initiator's side of one QD1 request i on slot; false on a timeout. */
@@ -376,9 +372,9 @@ static bool ring_initiate(struct ring_sim *r, uint64_t *s, unsigned i, uint64_t 
 	uint16_t slot = (uint16_t)((i - 1) % RING_SIZE);
 
 	if (r->virtio) {
-		r->vreq.type_ioprio = 0;
-		r->vreq.sector = rnd(s);
-		r->vreq.status = 0xff;
+		r->hdr[0].type_ioprio = 0;
+		r->hdr[0].sector = rnd(s);
+		r->status[0] = 0xff;
 	} else {
 		r->req.type_ioprio = 0;
 		r->req.sector = rnd(s);
@@ -394,7 +390,7 @@ static bool ring_initiate(struct ring_sim *r, uint64_t *s, unsigned i, uint64_t 
 	if (!spin_until16(&r->used.idx, (uint16_t)i))
 		return false;
 	if (r->virtio) {
-		*sink += r->used.ring[slot].id + r->vreq.status;
+		*sink += r->used.ring[slot].id + r->status[0];
 		/* polling: no call wanted; kept 16k-32k ahead as femu-bench does (fb_vring.h) */
 		if ((uint16_t)(r->avail.used_event - i) < 0x4000)
 			r->avail.used_event = (uint16_t)(i + 0x8000);
@@ -542,18 +538,13 @@ const char *floor_pf_name(enum floor_pf pf)
 #define RQ_STATUS_UNSET 0xffu  /* a status byte before the backend writes it */
 
 /* The initiator's memory, shared with the backend: ring, headers, status bytes, data. */
-/* A request's header and status byte in a line of its own, as femu-bench's fb_req. */
-struct rq_line {
-	struct virtio_blk_outhdr hdr;
-	uint8_t status;
-} __attribute__((aligned(64)));
-
 struct rq_shm {
 	uint8_t *base;
 	size_t len;
 	struct vring vr;
-	struct rq_line *req; /* qd request lines: header, status byte */
-	uint8_t *data;	     /* qd 4 KiB buffers */
+	struct virtio_blk_outhdr *hdr; /* qd headers, 16 B apart */
+	uint8_t *status;	       /* qd status bytes, 1 B apart */
+	uint8_t *data;		       /* qd 4 KiB buffers */
 };
 
 /* One request as the backend parsed it. */
@@ -592,36 +583,37 @@ static uint64_t rq_gpa(const struct rq_shm *m, const void *p)
 }
 
 /*
- * Lay out the ring and the request memory as femu-bench does (a request's
- * header and status byte in a line of its own) with pre-built chains: slot s is head
+ * Lay out the ring and the request memory as femu-bench does (headers and
+ * status bytes packed in arrays) with pre-built chains: slot s is head
  * descriptor s -> data descriptor qd + 2s -> status descriptor qd + 2s + 1.
  */
 static int rq_shm_init(struct rq_shm *m, unsigned qd)
 {
 	size_t ring = (vring_size(RQ_SIZE, 4096) + 4095) & ~(size_t)4095;
-	size_t lines = (size_t)qd * sizeof(*m->req);
+	size_t hdr = ((size_t)qd * sizeof(*m->hdr) + 63) & ~(size_t)63;
+	size_t st = ((size_t)qd + 63) & ~(size_t)63;
 	size_t data = (size_t)qd * BLOCK;
 	struct vring_desc *d;
 
-	m->len = ring + ((lines + 4095) & ~(size_t)4095) + data;
+	m->len = ring + ((hdr + st + 4095) & ~(size_t)4095) + data;
 	m->base = aligned_alloc(4096, m->len);
 	if (m->base == NULL)
 		return -ENOMEM;
 	memset(m->base, 0, m->len);
 	vring_init(&m->vr, RQ_SIZE, m->base, 4096);
-	m->req = (struct rq_line *)(m->base + ring);
-	m->data = m->base + ring + ((lines + 4095) & ~(size_t)4095);
+	m->hdr = (struct virtio_blk_outhdr *)(m->base + ring);
+	m->status = (uint8_t *)m->hdr + hdr;
+	m->data = m->base + ring + ((hdr + st + 4095) & ~(size_t)4095);
 	d = m->vr.desc;
 	for (unsigned s = 0; s < qd; s++) {
 		unsigned dd = qd + 2 * s;
 
-		d[s] = (struct vring_desc){rq_gpa(m, &m->req[s].hdr), sizeof(m->req[s].hdr),
+		d[s] = (struct vring_desc){rq_gpa(m, &m->hdr[s]), sizeof(m->hdr[s]),
 					   VRING_DESC_F_NEXT, (uint16_t)dd};
 		d[dd] =
 		    (struct vring_desc){rq_gpa(m, m->data + (size_t)s * BLOCK), BLOCK,
 					VRING_DESC_F_NEXT | VRING_DESC_F_WRITE, (uint16_t)(dd + 1)};
-		d[dd + 1] =
-		    (struct vring_desc){rq_gpa(m, &m->req[s].status), 1, VRING_DESC_F_WRITE, 0};
+		d[dd + 1] = (struct vring_desc){rq_gpa(m, &m->status[s]), 1, VRING_DESC_F_WRITE, 0};
 	}
 	m->vr.used->flags = VRING_USED_F_NO_NOTIFY; /* a poller: no kicks */
 	m->vr.avail->flags = VRING_AVAIL_F_NO_INTERRUPT;
@@ -720,10 +712,10 @@ static void rq_submit(struct rq_run *r, unsigned slot, uint16_t *avail_idx, uint
 {
 	struct rq_shm *m = &r->m;
 
-	m->req[slot].hdr.type = VIRTIO_BLK_T_IN;
-	m->req[slot].hdr.ioprio = 0;
-	m->req[slot].hdr.sector = (rnd(rs) % (r->buf->len / BLOCK)) * (BLOCK / 512);
-	m->req[slot].status = RQ_STATUS_UNSET;
+	m->hdr[slot].type = VIRTIO_BLK_T_IN;
+	m->hdr[slot].ioprio = 0;
+	m->hdr[slot].sector = (rnd(rs) % (r->buf->len / BLOCK)) * (BLOCK / 512);
+	m->status[slot] = RQ_STATUS_UNSET;
 	m->vr.avail->ring[*avail_idx & (RQ_SIZE - 1)] = (uint16_t)slot;
 	(*avail_idx)++;
 }
@@ -760,7 +752,7 @@ static int rq_initiate(struct rq_run *r, unsigned ms, double *rate)
 		for (; last_used != used; last_used++, n++) {
 			uint32_t id = m->vr.used->ring[last_used & (RQ_SIZE - 1)].id;
 
-			if (id >= r->qd || m->req[id].status != VIRTIO_BLK_S_OK)
+			if (id >= r->qd || m->status[id] != VIRTIO_BLK_S_OK)
 				return -EIO;
 			rq_submit(r, id, &avail_idx, &rs);
 		}

@@ -59,9 +59,8 @@ int floor_ring_qd1_ns(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigne
  * The same request with virtio-blk's layout as femu-bench and the Linux
  * driver build it (ns, median of batches): the backend reads the avail entry,
  * three descriptors, the header line (type, sector), copies the block into
- * the initiator's 4 KiB buffer, writes the status byte (into the header's
- * line, as the Linux driver's struct virtblk_req keeps it), the used entry
- * and index, then, after a full barrier, reads used_event as
+ * the initiator's 4 KiB buffer, writes the status byte (a line of its own),
+ * the used entry and index, then, after a full barrier, reads used_event as
  * EVENT_IDX's call decision needs; the initiator reads avail_event after
  * publishing (its kick decision) and writes used_event after each
  * completion, as a polling driver does.  No validation beyond the lengths,
@@ -89,8 +88,8 @@ int floor_ring_qd1_count(int cpu_a, int cpu_b, const struct floor_buf *buf, bool
  * can serve an initiator on CPU b that keeps qd requests in flight.  The
  * memory is a real split ring (1024 entries) and request memory laid out as
  * femu-bench lays it out: pre-built 3-descriptor chains (header, 4 KiB data,
- * status byte, as the Linux driver chains them), each request's header and
- * status byte in a line of its own, the data buffers.  The initiator writes a header (random
+ * status byte, as the Linux driver chains them), headers and status bytes
+ * packed in arrays, the data buffers.  The initiator writes a header (random
  * block of buf), resets the status byte and writes an avail entry per
  * request, stores the avail index once per batch of completions it reaped,
  * and checks each completion's id and status.  The backend takes every new

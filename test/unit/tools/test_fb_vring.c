@@ -213,7 +213,7 @@ Test(fb_vring, round_trip_with_peer, .fini = teardown_vq)
 			for (unsigned i = 0; i < k; i++) {
 				int s = fb_vq_id_slot(&vq, ids[i]);
 				cr_assert_geq(s, 0);
-				cr_assert_eq(vq.req[s].status, VIRTIO_BLK_S_OK);
+				cr_assert_eq(vq.status[s], VIRTIO_BLK_S_OK);
 			}
 			n += k;
 			got += k;
