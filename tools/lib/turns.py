@@ -8,7 +8,8 @@ femud build with its own femu-bench (B, for an A/B), and femu-floor's sides: at 
 --ring-qd1-loop (the bare ring) and --ring-qd1-loop --virtio-layout, at higher depth
 --copy-loop (one core's overlapped random 4 KiB copy).  A turn continues each side in the
 order bare, copy, femud, [B,] virtio (reversed every other turn), lets it settle, reads its
-completion counter for a slice of time and stops it again: the sides of a turn are a
+completion counter for a slice of time and stops it again (with B, femud and B trade
+places every two turns): the sides of a turn are a
 fraction of a second apart, inside one placement mode of the VM far more often than two
 separate runs are.
 """
@@ -42,6 +43,7 @@ class TurnCfg:
     size_mb: int = 1024
     qd: int = 1
     bs: str = "4k"
+    rw: str = "randread"
     turns: int = 60
     warmup: int = 3
     slice_s: float = 0.3
@@ -102,7 +104,7 @@ def _femud_side(cfg, tmp, name, femud, femu_bench):
                                 tag=name)
     count = os.path.join(tmp, f"{name}.count")
     fb = subprocess.Popen(["taskset", "-c", str(cfg.bench_cpu), femu_bench, "-q", "-s", sock,
-                           "--json", "--cpus", str(cfg.bench_cpu), "--rw", "randread", "--bs",
+                           "--json", "--cpus", str(cfg.bench_cpu), "--rw", cfg.rw, "--bs",
                            str(cfg.bs), "--qd", str(cfg.qd), "--time", "86400", "--timeout",
                            "5000", "--progress", count],
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -163,9 +165,13 @@ def stop_sides(sides):
 def run_turns(cfg, sides):
     """The turns: per measured turn {side: rate}.  Raises RuntimeError when a side exits."""
     names = [n for n in ("bare", "copy", "femud", "b", "virtio") if n in sides]
+    swapped = [{"femud": "b", "b": "femud"}.get(n, n) for n in names]
     turns = []
     for k in range(cfg.warmup + cfg.turns):
-        order = names if k % 2 == 0 else list(reversed(names))
+        # reversed every other turn; with B, femud and B also trade places every two turns,
+        # so that each sits next to each floor side (and after it) as often as the other
+        order = names if (k // 2) % 2 == 0 else swapped
+        order = order if k % 2 == 0 else list(reversed(order))
         rates = {}
         for name in order:
             if not sides[name].alive():
