@@ -165,7 +165,7 @@ def stop_sides(sides):
 def run_turns(cfg, sides):
     """The turns: per measured turn {side: rate}.  Raises RuntimeError when a side exits."""
     names = [n for n in ("bare", "copy", "femud", "b", "virtio") if n in sides]
-    swapped = [{"femud": "b", "b": "femud"}.get(n, n) for n in names]
+    swapped = [{"femud": "b", "b": "femud"}.get(n, n) for n in names] if "b" in sides else names
     turns = []
     for k in range(cfg.warmup + cfg.turns):
         # reversed every other turn; with B, femud and B also trade places every two turns,
