@@ -955,6 +955,19 @@ struct copy_cfg {
 	bool pf_first;
 };
 
+/* Time the copy with hints c; keep it in *best (when not NULL) if it beats *top. */
+static void copy_try(const struct floor_buf *b, const size_t *off, unsigned n, struct copy_cfg c,
+		     double *top, struct copy_cfg *best)
+{
+	double r = copy_rate_lookahead(b, off, n, c.look, c.pf, c.pf_first);
+
+	if (r > *top) {
+		*top = r;
+		if (best)
+			*best = c;
+	}
+}
+
 /*
  * Best of: no prefetch, or one of the hints of enum floor_pf 1, 2 or 4
  * copies ahead.  Into the first level, the first 512 B one ahead is usually
@@ -969,22 +982,10 @@ static double copy4k_best(const struct floor_buf *b, const size_t *off, unsigned
 	double top = 0.0;
 
 	for (int c = 0; c < 2; c++) {
-		double r = copy_rate_lookahead(b, off, n, 0, FLOOR_PF_NONE, c);
-
-		if (r > top) {
-			top = r;
-			if (best)
-				*best = (struct copy_cfg){0, FLOOR_PF_NONE, c};
-		}
+		copy_try(b, off, n, (struct copy_cfg){0, FLOOR_PF_NONE, c}, &top, best);
 		for (unsigned k = 0; k < sizeof(looks) / sizeof(looks[0]); k++)
-			for (int pf = FLOOR_PF_NONE + 1; pf < FLOOR_PF_COUNT; pf++) {
-				r = copy_rate_lookahead(b, off, n, looks[k], (enum floor_pf)pf, c);
-				if (r > top) {
-					top = r;
-					if (best)
-						*best = (struct copy_cfg){looks[k], pf, c};
-				}
-			}
+			for (int pf = FLOOR_PF_NONE + 1; pf < FLOOR_PF_COUNT; pf++)
+				copy_try(b, off, n, (struct copy_cfg){looks[k], pf, c}, &top, best);
 	}
 	return top;
 }

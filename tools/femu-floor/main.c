@@ -196,66 +196,59 @@ static void loop_stop(int sig)
 	g_loop_stop = 1;
 }
 
-/* The count file: 8 bytes mapped shared, zero. NULL after printing why. */
-static uint64_t *loop_count_map(const char *opt, const char *path)
+/* The option that names the count file (--ring-qd1-loop or --copy-loop), or NULL. */
+static const char *loop_opt(const struct floor_opts *o)
 {
-	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
-	void *p;
-
-	if (fd < 0 || ftruncate(fd, 4096) != 0) {
-		fprintf(stderr, "femu-floor: %s '%s': %s\n", opt, path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return NULL;
-	}
-	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	if (p == MAP_FAILED) {
-		fprintf(stderr, "femu-floor: %s '%s': %s\n", opt, path, strerror(errno));
-		return NULL;
-	}
-	return p;
+	return o->loop_file != NULL   ? "--ring-qd1-loop"
+	       : o->copy_file != NULL ? "--copy-loop"
+				      : NULL;
 }
 
-static void loop_catch_signals(void)
+/* The count file: 8 bytes mapped shared, zero. NULL after printing why. */
+static uint64_t *loop_count_map(const struct floor_opts *o)
+{
+	const char *path = o->loop_file != NULL ? o->loop_file : o->copy_file;
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	void *p = MAP_FAILED;
+
+	if (fd >= 0 && ftruncate(fd, 4096) == 0)
+		p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		fprintf(stderr, "femu-floor: %s '%s': %s\n", loop_opt(o), path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/*
+ * --ring-qd1-loop (the QD1 ring) or --copy-loop (the overlapped copy on CPU A)
+ * until SIGINT/SIGTERM, the count in the file.
+ */
+static int count_loop(const struct floor_opts *o, struct floor_buf *buf, uint64_t *count)
 {
 	struct sigaction sa = {.sa_handler = loop_stop};
+	int rc;
 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-}
-
-/* --copy-loop: the overlapped copy on CPU A until SIGINT/SIGTERM, its count in the file. */
-static int copy_loop(const struct floor_opts *o, struct floor_buf *buf, uint64_t *count)
-{
-	int rc;
-
-	loop_catch_signals();
-	floor_pin(o->cpu_a);
-	rc = floor_copy4k_loop(buf, count, &g_loop_stop);
-	if (rc != 0)
-		fprintf(stderr, "femu-floor: --copy-loop: %s\n", strerror(-rc));
-	else
-		printf("random 4 KiB copies (CPU %d, %u MiB): %" PRIu64 "\n", o->cpu_a, o->size_mb,
-		       *count);
-	munmap(count, 4096);
-	floor_buf_fini(buf);
-	return rc != 0;
-}
-
-/* --ring-qd1-loop: the QD1 ring until SIGINT/SIGTERM, its count in the file. */
-static int ring_qd1_loop(const struct floor_opts *o, struct floor_buf *buf, uint64_t *count)
-{
-	int rc;
-
-	loop_catch_signals();
-	rc = floor_ring_qd1_count(o->cpu_a, o->cpu_b, buf, o->virtio_layout, count, &g_loop_stop);
-	if (rc != 0)
-		fprintf(stderr, "femu-floor: ring CPU %d <-> %d: %s\n", o->cpu_a, o->cpu_b,
-			strerror(-rc));
-	else
-		printf("%s ring at QD1: %" PRIu64 " requests\n",
-		       o->virtio_layout ? "virtio-layout" : "bare", *count);
+	if (o->copy_file != NULL) {
+		floor_pin(o->cpu_a);
+		rc = floor_copy4k_loop(buf, count, &g_loop_stop);
+		if (rc != 0)
+			fprintf(stderr, "femu-floor: --copy-loop: %s\n", strerror(-rc));
+		else
+			printf("random 4 KiB copies (CPU %d, %u MiB): %" PRIu64 "\n", o->cpu_a,
+			       o->size_mb, *count);
+	} else {
+		rc = floor_ring_qd1_count(o->cpu_a, o->cpu_b, buf, o->virtio_layout, count,
+					  &g_loop_stop);
+		if (rc != 0)
+			fprintf(stderr, "femu-floor: ring CPU %d <-> %d: %s\n", o->cpu_a, o->cpu_b,
+				strerror(-rc));
+		else
+			printf("%s ring at QD1: %" PRIu64 " requests\n",
+			       o->virtio_layout ? "virtio-layout" : "bare", *count);
+	}
 	munmap(count, 4096);
 	floor_buf_fini(buf);
 	return rc != 0;
@@ -435,9 +428,7 @@ int main(int argc, char **argv)
 
 	if (parse_opts(argc, argv, &o) != 0)
 		return 2;
-	if (o.loop_file != NULL && (count = loop_count_map("--ring-qd1-loop", o.loop_file)) == NULL)
-		return 2;
-	if (o.copy_file != NULL && (count = loop_count_map("--copy-loop", o.copy_file)) == NULL)
+	if (loop_opt(&o) != NULL && (count = loop_count_map(&o)) == NULL)
 		return 2;
 	if ((rc = floor_pin(o.cpu_b)) != 0 || (rc = floor_pin(o.cpu_a)) != 0) {
 		fprintf(stderr, "femu-floor: --cpus %d,%d: cannot run there: %s\n", o.cpu_a,
@@ -456,10 +447,8 @@ int main(int argc, char **argv)
 		return copy_soak(&o, &buf);
 	if (o.ring_qd1)
 		return ring_qd1_only(&o, &buf);
-	if (o.loop_file != NULL)
-		return ring_qd1_loop(&o, &buf, count);
-	if (o.copy_file != NULL)
-		return copy_loop(&o, &buf, count);
+	if (count != NULL)
+		return count_loop(&o, &buf, count);
 	rc = measure(&o, &buf, &f);
 	floor_buf_fini(&buf);
 	if (rc != 0)
