@@ -101,6 +101,11 @@ static json_t *queues_json(const struct pmd_dev_snap *s, json_t *totals)
 		json_object_set_new(o, "id", json_integer(q));
 		counters_json(o, &s->q[q].st, s->q[q].kicks);
 		json_object_set_new(o, "poller", json_integer(s->q[q].poller));
+		if (s->q[q].poller >= 0) {
+			json_object_set_new(o, "avail_next", json_integer(s->q[q].avail_next));
+			json_object_set_new(o, "used_next", json_integer(s->q[q].used_next));
+			json_object_set_new(o, "pending", json_integer(s->q[q].pending));
+		}
 		json_array_append_new(arr, o);
 		pmd_vq_stats_add(&sum, &s->q[q].st);
 		kicks += s->q[q].kicks;

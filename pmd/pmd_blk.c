@@ -1136,6 +1136,7 @@ static void stats_of_live_queue(struct pmd_blk *dev, uint16_t qid, struct pmd_qu
 		dev->stats.kicks[qid] += kicks_drain(c->vq[qid]->kickfd);
 		pmd_vq_stats_add(&q->st, &c->vq[qid]->st);
 		q->poller = (int)c->vq[qid]->poller;
+		pmd_vq_position(c->vq[qid], &q->avail_next, &q->used_next, &q->pending);
 	}
 }
 

@@ -120,6 +120,13 @@ struct pmd_queue_snap {
 	struct pmd_vq_stats st; /* stopped queues plus the running one */
 	uint64_t kicks;		/* guest notifications received (read by control code) */
 	int poller;		/* poller serving it now, -1 when not started */
+	/*
+	 * Where a started queue stands (poller >= 0 only), read while its
+	 * poller runs: a view for finding a stuck request, not a counter.
+	 */
+	uint16_t avail_next; /* avail ring index femud takes next */
+	uint16_t used_next;  /* used ring index femud writes next (= used->idx once published) */
+	uint32_t pending;    /* requests taken and not yet completed, replays to come included */
 };
 
 /* One device, as read by pmd_blk_stats(). */

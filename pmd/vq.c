@@ -601,6 +601,18 @@ static void vq_call(struct pmd_vq *q)
 			    "blocking and filled its counter)");
 }
 
+void pmd_vq_position(const struct pmd_vq *q, uint16_t *avail_next, uint16_t *used_next,
+		     uint32_t *pending)
+{
+	uint16_t replays = (uint16_t)(__atomic_load_n(&q->nresubmit, __ATOMIC_RELAXED) -
+				      __atomic_load_n(&q->resubmit_pos, __ATOMIC_RELAXED));
+
+	/* used first: avail_next - used_next then never reads below zero */
+	*used_next = __atomic_load_n(&q->used_idx, __ATOMIC_ACQUIRE);
+	*avail_next = __atomic_load_n(&q->last_avail, __ATOMIC_ACQUIRE);
+	*pending = __atomic_load_n(&q->nheap, __ATOMIC_RELAXED) + replays;
+}
+
 void pmd_vq_notify_start(struct pmd_vq *q)
 {
 	if (q->callfd >= 0)

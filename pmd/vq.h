@@ -265,6 +265,15 @@ void pmd_vq_flush(struct pmd_vq *q, uint64_t now_ns);
 bool pmd_vq_notify_arm(struct pmd_vq *q);
 void pmd_vq_notify_suppress(struct pmd_vq *q);
 
+/*
+ * Where q stands, read from another thread while its poller runs (relaxed
+ * loads of poller-owned fields: a consistent value each, not a consistent
+ * set): the next avail and used ring indexes and the requests taken and not
+ * completed (pending completions plus replays not yet taken).
+ */
+void pmd_vq_position(const struct pmd_vq *q, uint16_t *avail_next, uint16_t *used_next,
+		     uint32_t *pending);
+
 /* Due time (ns) of the earliest pending completion; UINT64_MAX when none. */
 static inline uint64_t pmd_vq_next_due(const struct pmd_vq *q)
 {

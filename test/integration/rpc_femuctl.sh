@@ -105,6 +105,41 @@ expect_ctl save 0 "" save-config "$T/cfg.json"
 pj 'd["devices"][1]["pg_rd_lat"]' <"$T/cfg.json" | grep -qx 101000 && ok "saved config has the runtime latency" ||
 	ko "config: $(cat "$T/cfg.json")"
 
+# a started queue shows where it stands: with 101 us reads at QD 8, requests are
+# taken and not completed; avail_next - used_next is that count (the three are
+# read while the poller runs, used first: a sample caught between two stores may
+# count a completion and a new request too, never less than nothing; samples
+# with nothing pending, as when femu-bench waits for its CPU, prove nothing)
+"$BENCH" -q -s "$B" --cpus "$BCPU" --rw randread --bs 4k --qd 8 --size 1M --time 60 --timeout 5000 \
+	>/dev/null 2>&1 &
+bpid=$!
+for _ in $(seq 1 100); do
+	[ "$(ctl list "$B" --json | pj 'd[0]["connected"]')" = 1 ] && break; sleep 0.1
+done
+sleep 0.5
+pos_ok=0 pos_bad= n=0
+for _ in $(seq 1 100); do
+	n=$((n + 1))
+	v=$(ctl stats "$B" --json | pj '" ".join(str(q.get(k, "-")) for q in d["devices"][0]["queues"]
+		for k in ("poller", "avail_next", "used_next", "pending"))')
+	set -- $v
+	if [ "$1" -ge 0 ] 2>/dev/null && [ "$5 $6 $7 $8" = "-1 - - -" ] &&
+		[ "$4" -ge 1 ] && [ "$4" -le 8 ] && [ $((($2 - $3) & 65535)) = "$4" ]; then
+		pos_ok=$((pos_ok + 1))
+	elif ! [ "$1" -ge 0 ] 2>/dev/null || [ "$4" -gt 8 ] || [ $((($2 - $3) & 65535)) -gt 12 ]; then
+		pos_bad="$pos_bad [$v]"
+	fi
+	[ "$pos_ok" -ge 5 ] && break
+	sleep 0.05
+done
+kill $bpid 2>/dev/null
+wait $bpid
+[ "$pos_ok" -ge 5 ] && [ -z "$pos_bad" ] &&
+	ok "stats show where a started queue stands ($pos_ok of $n samples: 1-8 pending = avail_next - used_next; q1 not started: none)" ||
+	ko "queue position: $pos_ok consistent samples, impossible ones:$pos_bad"
+ctl stats "$B" --json | pj '"avail_next" in d["devices"][0]["queues"][0]' | grep -qx False &&
+	ok "a queue whose frontend left shows no position" || ko "position of a stopped queue shown"
+
 # delete: refused while connected, --force closes the connection
 timeout 60 "$BENCH" -q -s "$A" --rw randread --qd 4 --time 30 --timeout 2000 >/dev/null 2>&1 &
 bpid=$!

@@ -200,6 +200,10 @@ static void stats_queue_rows(const json_t *d)
 		       iget(q, "deferred"), iget(q, "late"), num(q, "late_ns_avg") / 1000.0,
 		       num(q, "late_ns_max") / 1000.0, poller, iget(q, "calls"),
 		       iget(q, "calls_saved"));
+		if (iget(q, "poller") >= 0)
+			printf("%-40s avail_next %" PRId64 " used_next %" PRId64 " pending %" PRId64
+			       "\n",
+			       "", iget(q, "avail_next"), iget(q, "used_next"), iget(q, "pending"));
 	}
 }
 

@@ -124,6 +124,27 @@ Test(vq, deferred_completion_waits_for_due_time)
 	cr_assert_eq(q->st.late, 0);
 }
 
+Test(vq, position_counts_taken_and_not_completed)
+{
+	uint16_t a, u;
+	uint32_t pending;
+
+	make_q(true, -1);
+	pmd_vq_position(q, &a, &u, &pending);
+	cr_assert(a == 0 && u == 0 && pending == 0, "idle: %u %u %u", a, u, pending);
+	e.m.due_delta = 5000;
+	post_read(0, 0);
+	post_read(1, 8);
+	post_read(2, 16);
+	pmd_vq_sweep(q, 100, &scratch);
+	pmd_vq_position(q, &a, &u, &pending);
+	cr_assert(a == 3 && u == 0 && pending == 3, "three deferred: %u %u %u", a, u, pending);
+	pmd_vq_sweep(q, 5100, &scratch);
+	pmd_vq_position(q, &a, &u, &pending);
+	cr_assert(a == 3 && u == 3 && pending == 0, "all posted: %u %u %u", a, u, pending);
+	cr_assert_eq(u, e.r.used->idx);
+}
+
 Test(vq, late_completion_counted)
 {
 	make_q(true, -1);
