@@ -16,7 +16,11 @@ guest --qemu-arg -chardev --qemu-arg "$(reconnect_chardev rc0 "$S")" \
 	--qemu-arg -device --qemu-arg vhost-user-blk-pci,chardev=rc0,num-queues=1 \
 	--cmd 'fio --name=rc --filename=/dev/vda --rw=randwrite --bs=16k --iodepth=16 \
 		--ioengine=io_uring --direct=1 --runtime=14 --time_based --size=8m \
-		--output=/tmp/o; rc=$?; grep -q "err= 0" /tmp/o || rc=9; echo "fio-rc=$rc"' \
+		--output=/tmp/o & fp=$!; n=0
+		while kill -0 $fp 2>/dev/null && [ $n -lt 60 ]; do sleep 1; n=$((n + 1)); done
+		if kill -0 $fp 2>/dev/null; then '"$GUEST_HUNG_REPORT"'; kill -9 $fp; rc=8
+		else wait $fp; rc=$?; grep -q "err= 0" /tmp/o || rc=9; fi
+		echo "fio-rc=$rc"' \
 	>"$T/guest.out" 2>"$T/guest.err" &
 GP=$!
 # let the guest boot and write for a while, then kill femud in the middle
@@ -32,8 +36,9 @@ cp "$FEMUD_LOG" "$T/first.log"
 sleep 1
 start_femud "$DEV"
 grep -q "stale socket replaced" "$FEMUD_LOG" || fail "stale socket not replaced"
-wait $GP || fail "guest failed (status $?): $(cat "$T/guest.err" | tail -5)"
-grep -q "fio-rc=0" "$T/guest.out" || fail "fio did not survive the reconnect: $(cat "$T/guest.out")"
+first_log() { echo "--- first femud's log (tail)"; tail -12 "$T/first.log"; }
+wait $GP || fail "guest failed (status $?): $(tail -5 "$T/guest.err"; cat "$T/guest.out"; first_log)"
+grep -q "fio-rc=0" "$T/guest.out" || fail "fio did not survive the reconnect: $(cat "$T/guest.out"; first_log)"
 grep -q "queue 0: started" "$FEMUD_LOG" || fail "the second femud never started the queue"
 echo "ok: fio survived a SIGKILL + restart of femud ($(grep -o 'replaying [0-9]* in-flight' "$FEMUD_LOG" || echo 'nothing in flight at the kill'))"
 stop_femud

@@ -103,6 +103,19 @@ guest() {
 	return "$rc"
 }
 
+# Guest shell commands that say where the driver's requests stand when its
+# I/O stopped (a 14-s fio still running a minute later): the block layer's
+# in-flight count and busy tags (debugfs), the virtio interrupts and the last
+# kernel messages.  Against femud's avail_next / used_next / pending (its
+# SIGUSR1 counters, printed by fail) this tells a request femud never saw
+# from one it never completed, or a completion the driver was not told of.
+GUEST_HUNG_REPORT='echo "I/O stopped: fio still running after ${n}s"
+	echo "vda inflight (reads writes): $(cat /sys/block/vda/inflight)"
+	mount -t debugfs none /sys/kernel/debug 2>/dev/null
+	for f in /sys/kernel/debug/block/vda/hctx*/busy /sys/kernel/debug/block/vda/hctx*/dispatch; do
+		echo "$f:"; cat "$f"; done
+	grep -i virtio /proc/interrupts; dmesg | tail -n 15'
+
 # reconnect_chardev ID PATH : -chardev options of a vhost-user socket that
 # QEMU reconnects to after a backend restart (1 s).  QEMU 9.2 deprecated
 # 'reconnect' (seconds) for 'reconnect-ms'; 7.2 knows only the former.
