@@ -14,7 +14,8 @@ start_femud "$DEV"
 
 guest --qemu-arg -chardev --qemu-arg "$(reconnect_chardev rc0 "$S")" \
 	--qemu-arg -device --qemu-arg vhost-user-blk-pci,chardev=rc0,num-queues=1 \
-	--cmd 'fio --name=rc --filename=/dev/vda --rw=randwrite --bs=16k --iodepth=16 \
+	--cmd "$GUEST_HEARTBEAT"'
+		fio --name=rc --filename=/dev/vda --rw=randwrite --bs=16k --iodepth=16 \
 		--ioengine=io_uring --direct=1 --runtime=14 --time_based --size=8m \
 		--output=/tmp/o & fp=$!; n=0
 		while kill -0 $fp 2>/dev/null && [ $n -lt 60 ]; do sleep 1; n=$((n + 1)); done

@@ -116,6 +116,11 @@ GUEST_HUNG_REPORT='echo "I/O stopped: fio still running after ${n}s"
 		echo "$f:"; cat "$f"; done
 	grep -i virtio /proc/interrupts; dmesg | tail -n 15'
 
+# A guest shell command that puts a line on the console every 2 s (kernel
+# level 3, shown under 'quiet'): when a run times out, the console's tail
+# (runguest prints it) says whether and when the guest itself stopped.
+GUEST_HEARTBEAT='(while :; do echo "<3>femu-alive $(cut -d" " -f1 /proc/uptime)" >/dev/kmsg; sleep 2; done) &'
+
 # reconnect_chardev ID PATH : -chardev options of a vhost-user socket that
 # QEMU reconnects to after a backend restart (1 s).  QEMU 9.2 deprecated
 # 'reconnect' (seconds) for 'reconnect-ms'; 7.2 knows only the former.
