@@ -178,7 +178,7 @@ static void poller_apply(struct pmd_poller *p, struct ctl_msg *m)
 			p->vqs[i] = p->vqs[p->nvq - 1];
 			PMD_CTR_SET(p->nvq, p->nvq - 1);
 			if (!m->drop)
-				pmd_vq_flush(m->q, pmd_now_ns());
+				pmd_vq_flush(m->q, pmd_now_ns(), &p->chain);
 			pmd_sleep_forget(&p->sleep, m->q);
 			break;
 		}

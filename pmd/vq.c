@@ -686,18 +686,22 @@ void pmd_vq_cost_print(FILE *out, unsigned qid, const struct pmd_vq_stats *c, ui
 }
 #endif
 
-void pmd_vq_flush(struct pmd_vq *q, uint64_t now_ns)
+void pmd_vq_flush(struct pmd_vq *q, uint64_t now_ns, struct pmd_chain *scratch)
 {
 	uint16_t used_before = q->used_idx;
 
-	while (q->nheap > 0) {
-		struct pmd_vq_pending p = heap_pop(q);
+	do {
+		if (q->resubmit_pos < q->nresubmit && !q->broken)
+			vq_resubmit(q, now_ns, scratch);
+		while (q->nheap > 0) {
+			struct pmd_vq_pending p = heap_pop(q);
 
-		vq_complete(q, p.head, p.status, p.st, p.used_len);
-		PMD_CTR_INC(q->st.deferred);
-		if (p.due_ns < now_ns && now_ns - p.due_ns > PMD_LATE_NS)
-			PMD_CTR_INC(q->st.late);
-	}
+			vq_complete(q, p.head, p.status, p.st, p.used_len);
+			PMD_CTR_INC(q->st.deferred);
+			if (p.due_ns < now_ns && now_ns - p.due_ns > PMD_LATE_NS)
+				PMD_CTR_INC(q->st.late);
+		}
+	} while (q->resubmit_pos < q->nresubmit && !q->broken);
 	if (q->used_idx != used_before)
 		vq_publish_notify(q);
 }

@@ -249,8 +249,14 @@ void pmd_vq_cost_print(FILE *out, unsigned qid, const struct pmd_vq_stats *c, ui
  */
 void pmd_vq_notify_start(struct pmd_vq *q);
 
-/* Post every pending completion now (queue stop) and notify the guest. */
-void pmd_vq_flush(struct pmd_vq *q, uint64_t now_ns);
+/*
+ * Queue stop: serve the replays of a previous backend's requests not taken
+ * yet (rte_vhost lists them once per connection: a restart of this queue
+ * would not get them again, and the driver would wait for them forever),
+ * post every pending completion now and notify the guest.  scratch is a
+ * chain buffer (the poller's).
+ */
+void pmd_vq_flush(struct pmd_vq *q, uint64_t now_ns, struct pmd_chain *scratch);
 
 /*
  * Notifications for adaptive polling (poller_sleep.c).  While a poller polls,

@@ -96,12 +96,14 @@ int pmd_poller_attach(unsigned idx, struct pmd_vq *q)
 	return 0;
 }
 
+static struct pmd_chain flush_chain; /* the poller's scratch chain */
+
 void pmd_poller_detach(struct pmd_vq *q)
 {
 	for (unsigned i = 0; i < nattached; i++) {
 		if (attached[i] != q)
 			continue;
-		pmd_vq_flush(q, pmd_now_ns());
+		pmd_vq_flush(q, pmd_now_ns(), &flush_chain);
 		attached[i] = attached[--nattached];
 		return;
 	}

@@ -414,6 +414,40 @@ Test(ctl, inflight_requests_are_replayed_oldest_first)
 	}
 }
 
+/*
+ * A queue stopped before its poller replayed the previous backend's requests
+ * (a vring message right after the start): rte_vhost lists them only once
+ * per connection, so the stop serves them (the ring is still the
+ * frontend's) and posts them with the rest; none is lost.
+ */
+Test(ctl, replays_left_at_a_stop_are_served_not_dropped)
+{
+	struct rte_vhost_inflight_info_split region;
+	struct rte_vhost_resubmit_desc list[2] = {{3, 20}, {0, 10}};
+	struct rte_vhost_resubmit_info rs = {.resubmit_list = list, .resubmit_num = 2};
+
+	post_read_at(0, 0, 0);
+	post_read_at(1, 8, 1);
+	avail->idx = 2;
+	ut_vrings[0].last_avail = 2;
+	ut_vrings[0].inflight_split = &region;
+	ut_vrings[0].resubmit = &rs;
+	set_inflight_fd(QSZ);
+	cr_assert_eq(ut_dev_ops->vring_state_changed(ut_vid, 0, 1), 0);
+	post_read(2, 16); /* a new request after the replays */
+
+	cr_assert_eq(hook(true, VHU_GET_VRING_BASE, 0), RTE_VHOST_MSG_RESULT_NOT_HANDLED);
+	cr_assert_null(ut_queue(0));
+	cr_assert_eq(m.calls, 2, "both replays served at the stop, the new request not taken");
+	cr_assert_eq(used->idx, 2);
+	cr_assert_eq(used->ring[0].id, 0, "oldest first");
+	cr_assert_eq(used->ring[1].id, 3);
+	cr_assert_eq(status_of(0), VIRTIO_BLK_S_OK);
+	cr_assert_eq(status_of(1), VIRTIO_BLK_S_OK);
+	cr_assert_eq(ut_vrings[0].last_avail, 2, "the new request stays for the next start");
+	cr_assert_eq(ut_vrings[0].last_used, 2);
+}
+
 Test(ctl, get_queue_num_is_answered_by_femud)
 {
 	struct pmd_vhu_ctx c;

@@ -355,7 +355,7 @@ Test(vq, flush_posts_pending)
 	post_read(1, 0);
 	pmd_vq_sweep(q, 0, &scratch);
 	cr_assert_eq(e.r.used->idx, 0);
-	pmd_vq_flush(q, 10);
+	pmd_vq_flush(q, 10, &scratch);
 	cr_assert_eq(e.r.used->idx, 2);
 	cr_assert_eq(q->nheap, 0);
 	cr_assert_eq(calls_pending(), 1);

@@ -227,12 +227,14 @@ int pmd_poller_attach(unsigned idx, struct pmd_vq *q)
 }
 
 /* As the real poller does: flush the completions the queue still holds, then let go. */
+static struct pmd_chain flush_chain; /* the poller's scratch chain */
+
 void pmd_poller_detach(struct pmd_vq *q)
 {
 	for (unsigned i = 0; i < ut_nattached; i++) {
 		if (ut_attached[i] != q)
 			continue;
-		pmd_vq_flush(q, pmd_now_ns());
+		pmd_vq_flush(q, pmd_now_ns(), &flush_chain);
 		ut_attached[i] = ut_attached[--ut_nattached];
 		return;
 	}
