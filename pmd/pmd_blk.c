@@ -167,10 +167,11 @@ static void queue_stop_all(struct pmd_conn *c, uint64_t *stopped)
  * Inflight tracking: on when the frontend shared an inflight region for this
  * vring.  After a reconnect rte_vhost lists the requests the previous
  * backend took but never completed (newest first); they are handed to the
- * queue oldest first and the list is marked consumed.
+ * queue oldest first; *list is rte_vhost's list, marked consumed by
+ * queue_replays_taken() once the queue runs.
  */
 static bool queue_setup_inflight(struct pmd_conn *c, uint16_t qid, struct pmd_vq_setup *s,
-				 uint16_t *heads)
+				 uint16_t *heads, struct rte_vhost_resubmit_info **list)
 {
 	struct rte_vhost_ring_inflight ri;
 	struct rte_vhost_resubmit_info *rs;
@@ -194,12 +195,26 @@ static bool queue_setup_inflight(struct pmd_conn *c, uint16_t qid, struct pmd_vq
 		if (rs->resubmit_list[i].index < s->size && n < PMD_VQ_MAX_SIZE)
 			heads[n++] = rs->resubmit_list[i].index;
 	}
-	rs->resubmit_num = 0;
 	s->resubmit = heads;
 	s->nresubmit = n;
-	if (n > 0)
-		PMD_LOG(INFO, "%s queue %u: replaying %u in-flight requests", c->dev->path, qid, n);
+	*list = rs;
 	return true;
+}
+
+/*
+ * The queue that holds s's replays runs: mark rte_vhost's list consumed (it
+ * lists them once per connection; a queue that failed to start leaves them
+ * to the next start).
+ */
+static void queue_replays_taken(struct pmd_conn *c, uint16_t qid, const struct pmd_vq_setup *s,
+				struct rte_vhost_resubmit_info *list)
+{
+	if (list == NULL)
+		return;
+	list->resubmit_num = 0;
+	if (s->nresubmit > 0)
+		PMD_LOG(INFO, "%s queue %u: replaying %u in-flight requests", c->dev->path, qid,
+			s->nresubmit);
 }
 
 /* Refuse rings that are not entirely inside guest memory (logged). */
@@ -242,7 +257,8 @@ static bool queue_notify_nonblock(struct pmd_conn *c, uint16_t qid, int fd, cons
  * the guest memory map mem; false if not usable (yet).
  */
 static bool queue_setup(struct pmd_conn *c, uint16_t qid, struct rte_vhost_memory *mem,
-			struct pmd_vq_setup *s, uint16_t *heads)
+			struct pmd_vq_setup *s, uint16_t *heads,
+			struct rte_vhost_resubmit_info **list)
 {
 	struct pmd_blk *dev = c->dev;
 	struct rte_vhost_vring vr;
@@ -285,7 +301,7 @@ static bool queue_setup(struct pmd_conn *c, uint16_t qid, struct rte_vhost_memor
 	s->mem = mem;
 	if (!queue_rings_ok(c, qid, s))
 		return false;
-	return queue_setup_inflight(c, qid, s, heads);
+	return queue_setup_inflight(c, qid, s, heads, list);
 }
 
 /*
@@ -324,6 +340,7 @@ static void queue_start(struct pmd_conn *c, uint16_t qid)
 	static uint16_t heads[PMD_VQ_MAX_SIZE]; /* ctl_lock held */
 	struct pmd_blk *dev = c->dev;
 	struct rte_vhost_memory *mem = NULL;
+	struct rte_vhost_resubmit_info *list = NULL;
 	struct pmd_vq_setup s;
 	struct pmd_vq *q;
 
@@ -348,7 +365,7 @@ static void queue_start(struct pmd_conn *c, uint16_t qid)
 		PMD_LOG(ERR, "%s queue %u: no guest memory table", dev->path, qid);
 		return;
 	}
-	if (!queue_setup(c, qid, mem, &s, heads)) {
+	if (!queue_setup(c, qid, mem, &s, heads, &list)) {
 		free(mem);
 		return;
 	}
@@ -378,7 +395,9 @@ static void queue_start(struct pmd_conn *c, uint16_t qid)
 		c->mem[qid] = NULL;
 		pmd_vq_free(q);
 		free(mem);
+		return;
 	}
+	queue_replays_taken(c, qid, &s, list);
 }
 
 /* ---- guest memory faults (pmd/mem_fault.h) ---- */

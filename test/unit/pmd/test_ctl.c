@@ -448,6 +448,32 @@ Test(ctl, replays_left_at_a_stop_are_served_not_dropped)
 	cr_assert_eq(ut_vrings[0].last_used, 2);
 }
 
+/* A queue that could not start leaves the replays to its next start. */
+Test(ctl, replays_wait_for_a_queue_that_starts)
+{
+	struct rte_vhost_inflight_info_split region;
+	struct rte_vhost_resubmit_desc list[1] = {{3, 10}};
+	struct rte_vhost_resubmit_info rs = {.resubmit_list = list, .resubmit_num = 1};
+
+	post_read_at(1, 8, 0);
+	avail->idx = 1;
+	ut_vrings[0].last_avail = 1;
+	ut_vrings[0].inflight_split = &region;
+	ut_vrings[0].resubmit = &rs;
+	set_inflight_fd(QSZ);
+	ut_attach_fail = 1;
+	cr_assert_eq(ut_dev_ops->vring_state_changed(ut_vid, 0, 1), 0);
+	cr_assert_null(ut_queue(0));
+	cr_assert_eq(rs.resubmit_num, 1, "not consumed by a queue that never ran");
+	cr_assert_eq(ut_dev_ops->vring_state_changed(ut_vid, 0, 1), 0);
+	cr_assert_not_null(ut_queue(0));
+	cr_assert_eq(rs.resubmit_num, 0);
+	ut_sweep(100);
+	cr_assert_eq(m.calls, 1);
+	cr_assert_eq(used->idx, 1);
+	cr_assert_eq(used->ring[0].id, 3);
+}
+
 Test(ctl, get_queue_num_is_answered_by_femud)
 {
 	struct pmd_vhu_ctx c;

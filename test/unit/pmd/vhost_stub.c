@@ -30,6 +30,7 @@ unsigned ut_ninflight;
 struct pmd_vq *ut_attached[UT_VRINGS * 4];
 unsigned ut_nattached;
 unsigned ut_nabandoned;
+unsigned ut_attach_fail;
 static struct pmd_chain ut_scratch;
 
 void ut_stub_reset(void)
@@ -44,6 +45,7 @@ void ut_stub_reset(void)
 	ut_ninflight = 0;
 	ut_nattached = 0;
 	ut_nabandoned = 0;
+	ut_attach_fail = 0;
 	ut_vid2 = -1;
 }
 
@@ -220,6 +222,10 @@ int pmd_poller_node(unsigned idx)
 
 int pmd_poller_attach(unsigned idx, struct pmd_vq *q)
 {
+	if (ut_attach_fail > 0) {
+		ut_attach_fail--;
+		return -1;
+	}
 	if (ut_nattached == sizeof(ut_attached) / sizeof(ut_attached[0]))
 		return -1;
 	ut_attached[ut_nattached++] = q;

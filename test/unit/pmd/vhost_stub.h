@@ -72,7 +72,8 @@ extern unsigned ut_ninflight;
 /* The fake pollers: queues attached now. */
 extern struct pmd_vq *ut_attached[UT_VRINGS * 4];
 extern unsigned ut_nattached;
-extern unsigned ut_nabandoned; /* queues taken back without posting their completions */
+extern unsigned ut_nabandoned;	/* queues taken back without posting their completions */
+extern unsigned ut_attach_fail; /* the next this many pmd_poller_attach calls fail */
 
 /* Reset every fake to an empty connection. */
 void ut_stub_reset(void);
