@@ -366,6 +366,21 @@ static void set_inflight_fd(uint16_t qsize)
 	close(fd); /* rte_vhost's, in real life */
 }
 
+/*
+ * The state a restarted backend finds: the previous one took the first
+ * taken avail entries (posted already) and left the requests of rs in
+ * flight; the frontend shared the inflight region.
+ */
+static void previous_backend_left(struct rte_vhost_inflight_info_split *region,
+				  struct rte_vhost_resubmit_info *rs, uint16_t taken)
+{
+	avail->idx = taken;
+	ut_vrings[0].last_avail = taken;
+	ut_vrings[0].inflight_split = region;
+	ut_vrings[0].resubmit = rs;
+	set_inflight_fd(QSZ);
+}
+
 Test(ctl, queue_larger_than_its_inflight_area_not_started)
 {
 	struct rte_vhost_inflight_info_split region;
@@ -389,11 +404,7 @@ Test(ctl, inflight_requests_are_replayed_oldest_first)
 	post_read_at(1, 8, 0);
 	post_read_at(0, 0, 1);
 	post_read_at(2, 16, 2);
-	avail->idx = 3;
-	ut_vrings[0].last_avail = 3;
-	ut_vrings[0].inflight_split = &region;
-	ut_vrings[0].resubmit = &rs;
-	set_inflight_fd(QSZ);
+	previous_backend_left(&region, &rs, 3);
 	cr_assert_eq(ut_dev_ops->vring_state_changed(ut_vid, 0, 1), 0);
 	cr_assert_eq(rs.resubmit_num, 0, "the list is consumed");
 	ut_sweep(100);
@@ -428,11 +439,7 @@ Test(ctl, replays_left_at_a_stop_are_served_not_dropped)
 
 	post_read_at(0, 0, 0);
 	post_read_at(1, 8, 1);
-	avail->idx = 2;
-	ut_vrings[0].last_avail = 2;
-	ut_vrings[0].inflight_split = &region;
-	ut_vrings[0].resubmit = &rs;
-	set_inflight_fd(QSZ);
+	previous_backend_left(&region, &rs, 2);
 	cr_assert_eq(ut_dev_ops->vring_state_changed(ut_vid, 0, 1), 0);
 	post_read(2, 16); /* a new request after the replays */
 
@@ -456,11 +463,7 @@ Test(ctl, replays_wait_for_a_queue_that_starts)
 	struct rte_vhost_resubmit_info rs = {.resubmit_list = list, .resubmit_num = 1};
 
 	post_read_at(1, 8, 0);
-	avail->idx = 1;
-	ut_vrings[0].last_avail = 1;
-	ut_vrings[0].inflight_split = &region;
-	ut_vrings[0].resubmit = &rs;
-	set_inflight_fd(QSZ);
+	previous_backend_left(&region, &rs, 1);
 	ut_attach_fail = 1;
 	cr_assert_eq(ut_dev_ops->vring_state_changed(ut_vid, 0, 1), 0);
 	cr_assert_null(ut_queue(0));
