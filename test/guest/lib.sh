@@ -104,7 +104,7 @@ guest() {
 }
 
 # Guest shell commands that say where the driver's requests stand when its
-# I/O stopped (a 14-s fio still running a minute later): the block layer's
+# I/O stopped (a fio still running long after its runtime): the block layer's
 # in-flight count and busy tags (debugfs), the virtio interrupts and the last
 # kernel messages.  Against femud's avail_next / used_next / pending (its
 # SIGUSR1 counters, printed by fail) this tells a request femud never saw
