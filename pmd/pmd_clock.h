@@ -9,6 +9,7 @@
 #ifndef PMD_CLOCK_H
 #define PMD_CLOCK_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <rte_cycles.h>
@@ -23,8 +24,25 @@ struct pmd_clock {
 
 extern struct pmd_clock pmd_clock;
 
-/* Calibrate from tsc_hz (rte_get_tsc_hz() after EAL init). */
+/* Calibrate from tsc_hz (pmd_clock_tsc_hz()). */
 void pmd_clock_init(uint64_t tsc_hz);
+
+/*
+ * The TSC's rate in Hz, measured against CLOCK_MONOTONIC_RAW over about
+ * 60 ms (the median of three 20-ms windows, each end bracketed by two clock
+ * reads a few microseconds apart, so a preemption there is seen and the
+ * window taken again); 0 when no window could be taken cleanly.  DPDK's
+ * rte_get_tsc_hz() is a nominal figure rounded to 10 MHz on many hosts
+ * (here 2600 MHz for a TSC the kernel measured at 2596.136 MHz: 0.15% off,
+ * which every modelled latency would carry).
+ */
+uint64_t pmd_clock_measure_hz(void);
+
+/*
+ * The rate pmd_init() uses: the measured one, or dpdk_hz when measuring
+ * failed.  *measured (may be NULL) says which.
+ */
+uint64_t pmd_clock_tsc_hz(uint64_t dpdk_hz, bool *measured);
 
 /* Convert a TSC value to ns since pmd_clock_init(). */
 static inline uint64_t pmd_tsc_to_ns(uint64_t tsc)

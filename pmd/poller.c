@@ -306,6 +306,24 @@ int pmd_set_poll_mode(enum pmd_poll_mode mode, uint64_t idle_ns)
 	return 0;
 }
 
+/* The pollers' ns clock from the TSC's measured rate (DPDK's nominal one if that fails). */
+static void pmd_clock_start(void)
+{
+	uint64_t dpdk_hz = rte_get_tsc_hz();
+	bool measured;
+	uint64_t hz = pmd_clock_tsc_hz(dpdk_hz, &measured);
+
+	pmd_clock_init(hz);
+	if (!measured)
+		PMD_LOG(WARNING,
+			"TSC rate could not be measured (preempted); using DPDK's %" PRIu64 " Hz",
+			dpdk_hz);
+	else if (dpdk_hz != 0 && (hz > dpdk_hz ? hz - dpdk_hz : dpdk_hz - hz) > dpdk_hz / 1000)
+		PMD_LOG(INFO,
+			"TSC measured at %" PRIu64 " Hz (DPDK says %" PRIu64 " Hz: %.2f%% off)", hz,
+			dpdk_hz, 100.0 * ((double)dpdk_hz - (double)hz) / (double)hz);
+}
+
 int pmd_init(const unsigned *lcores, unsigned n, bool main_polls)
 {
 	unsigned i;
@@ -316,7 +334,7 @@ int pmd_init(const unsigned *lcores, unsigned n, bool main_polls)
 		return -EINVAL;
 	if (main_polls && n != 1)
 		return -EINVAL;
-	pmd_clock_init(rte_get_tsc_hz());
+	pmd_clock_start();
 	for (i = 0; i < n; i++) {
 		pollers[i] = poller_new(i, lcores[i], main_polls);
 		if (pollers[i] == NULL) {

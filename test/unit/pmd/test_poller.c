@@ -289,16 +289,17 @@ Test(poller, poll_mode_changes_at_runtime_and_a_busy_poller_never_sleeps, .init 
 	close(kickfd);
 }
 
-static void stall_50ms(void *arg)
+/* 60 ms, so that a pass of it reads >= 50 ms on a TSC clock a few percent off */
+static void stall_60ms(void *arg)
 {
 	(void)arg;
-	usleep(50000);
+	usleep(60000);
 }
 
 /*
  * pass_gap_ns_max: the longest time between two passes of a poller, i.e.
  * how long its queues waited for service at worst (a control message that
- * ran 50 ms on the poller here; on a loaded machine, time the OS did not run
+ * ran 60 ms on the poller here; on a loaded machine, time the OS did not run
  * it).
  */
 Test(poller, a_long_pass_shows_in_pass_gap_ns_max, .init = eal_up)
@@ -307,7 +308,7 @@ Test(poller, a_long_pass_shows_in_pass_gap_ns_max, .init = eal_up)
 
 	cr_assert_eq(pmd_init(&lcore, 1, false), 0);
 	cr_assert_eq(pmd_pollers_start(), 0);
-	pmd_poller_call(0, stall_50ms, NULL);
+	pmd_poller_call(0, stall_60ms, NULL);
 	/* the call returns once fn ran; the poller records the gap at the end of that pass */
 	for (int i = 0; i < 1000 && poller_snap().st.pass_gap_ns_max < 50000000ull; i++)
 		usleep(1000);
