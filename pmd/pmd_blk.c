@@ -425,10 +425,23 @@ static void memfault_handle(const struct pmd_memfault *f)
 	queue_stop_all(c, NULL);
 }
 
+/*
+ * Act on every fault the SIGBUS handler caught and the watch thread has not
+ * taken yet (ctl_lock held): before a connection's mappings leave the net,
+ * so that a fault in its last sweep is still logged with its device (the
+ * watch thread would find the connection gone) and not left in a slot.
+ */
+static void memfault_report_pending(void)
+{
+	struct pmd_memfault f;
+
+	while (pmd_memfault_take(&f))
+		memfault_handle(&f);
+}
+
 /* The thread that acts on faults the SIGBUS handler caught. */
 static void *memfault_watch(void *arg)
 {
-	struct pmd_memfault f;
 	uint64_t n;
 
 	RTE_SET_USED(arg);
@@ -440,8 +453,7 @@ static void *memfault_watch(void *arg)
 			return NULL;
 		}
 		pthread_mutex_lock(&ctl_lock);
-		while (pmd_memfault_take(&f))
-			memfault_handle(&f);
+		memfault_report_pending();
 		pthread_mutex_unlock(&ctl_lock);
 	}
 }
@@ -504,6 +516,7 @@ static size_t map_page_of(int fd)
 /* Forget c's guest memory regions in the SIGBUS net (before rte_vhost unmaps them). */
 static void mem_unwatch(struct pmd_conn *c)
 {
+	memfault_report_pending();
 	pmd_memfault_unregister_tags(c->vid, 0, PMD_MEMFAULT_TAG_INFLIGHT);
 }
 
@@ -547,6 +560,7 @@ static void inflight_watch(struct pmd_conn *c)
 
 static void inflight_unwatch(struct pmd_conn *c)
 {
+	memfault_report_pending();
 	pmd_memfault_unregister_tags(c->vid, PMD_MEMFAULT_TAG_INFLIGHT,
 				     PMD_MEMFAULT_TAG_INFLIGHT + 1);
 }
@@ -747,6 +761,7 @@ static enum rte_vhost_msg_result pre_msg(int vid, void *arg)
 		break;
 	case VHU_RESET_OWNER:
 		queue_stop_all(c, NULL);
+		memfault_report_pending();
 		pmd_memfault_unregister(c->vid);
 		break;
 	default:
@@ -858,6 +873,7 @@ static int on_new_connection(int vid)
 static void conn_drop(struct pmd_conn *c)
 {
 	queue_stop_all(c, NULL);
+	memfault_report_pending();	 /* a fault of its last sweep, logged while c is known */
 	pmd_memfault_unregister(c->vid); /* rte_vhost unmaps guest memory after this */
 	c->dev->stats.live_conns--;
 	by_vid[c->vid] = NULL;
