@@ -28,7 +28,7 @@ if [ "$targets" = femud,qsd-null ]; then
 	grep -q 'femud/qsd-null' "$T/b.out" && ok "ratio column" || ko "no ratio column"
 fi
 if python3 -c '
-import json,sys
+import json,statistics,sys
 j=json.load(open(sys.argv[1]))
 m=j["median"]["femud|randread 4k QD1"]
 assert m["iops"]>0 and m["lat_mean_us"]>0 and m["rounds"]==1, m
@@ -68,6 +68,8 @@ for wn, n, fl, sides, need in (("randread 4k QD1", 3, "bare", {"bare", "femud", 
                                ("randread 4k QD128", 2, "copy", {"copy", "femud"}, 0.85)):
     t = ft[wn]
     assert len(t["per_turn"]) == n and t["turns"] == n, t
+    assert len(t["per_turn_rtt_ns"]) == n and all(10 < x < 1e5 for x in t["per_turn_rtt_ns"]), t
+    assert t["rtt_ns"]["median"] == statistics.median(t["per_turn_rtt_ns"]), t
     for x in t["per_turn"]:
         assert set(x) == sides and min(x.values()) > 0, x
     rs = sorted(x["femud"] / x[fl] for x in t["per_turn"])

@@ -5,7 +5,9 @@
 # (at QD8: its copy loop) take the CPUs in turns, the tool prints each side's
 # median rate and the per-turn ratios, and its JSON holds every turn with
 # medians that follow from them; a second femud (B) adds its own side and
-# B/femud; bad options are refused naming the option.  No performance figure is asserted.
+# B/femud; the cache-line round trip taken before each turn is in the JSON with
+# the turns split by it; bad options are refused naming the option.  No
+# performance figure is asserted.
 # Args: femu-bench path.  Env: FEMUD, SRCDIR, BUILDDIR.
 . "$(dirname "$0")/femu_bench_lib.sh"
 
@@ -37,9 +39,29 @@ for ring in ("bare", "virtio"):
     assert abs(f["median"] - statistics.median(r)) < 1e-9 and f["n"] == 4, (ring, f, r)
     assert f["q1"] <= f["median"] <= f["q3"], f
     assert ("at_least_goal" in f) == (ring == "bare"), f
-assert s["femud_over_bare"]["at_least_goal"] == sum(x["femud"] / x["bare"] >= 0.90 for x in t)' "$T/q.json"; then
-	ok "json: every turn, medians and ratios that follow from them"
+assert s["femud_over_bare"]["at_least_goal"] == sum(x["femud"] / x["bare"] >= 0.90 for x in t)
+r = j["rtt_ns"]
+assert len(r) == 4 and all(10 < x < 100000 for x in r), r
+assert s["rtt_ns"]["median"] == statistics.median(r) and s["rtt_ns"]["min"] == min(r), s["rtt_ns"]
+c = s["by_rtt"]
+assert sum(k["n"] for k in c) == 4 and c[0]["rtt_ns_min"] == min(r), c
+for k in c:  # each class: the ratios of its own turns
+    mine = [i for i in range(4) if k["rtt_ns_min"] <= r[i] <= k["rtt_ns_max"]]
+    assert len(mine) == k["n"], (k, r)
+    assert abs(k["femud_over_bare"]["median"] -
+               statistics.median(t[i]["femud"] / t[i]["bare"] for i in mine)) < 1e-9, k' "$T/q.json"; then
+	ok "json: every turn, medians and ratios that follow from them, round trips and their classes"
 else ko "json: $(head -c 600 "$T/q.json")"; fi
+grep -qE '^  cache-line round trip before each turn: median [0-9]+ ns \(quartiles [0-9]+-[0-9]+, [0-9]+-[0-9]+\), [1-4] placements?$' \
+	"$T/q.out" && ok "round trip line" || ko "no round trip line"
+
+# the placement classes: a round trip over 1.5x the next shorter one starts a class
+if PYTHONPATH="$SRCDIR/tools/lib" python3 -c '
+from turns import rtt_classes
+assert rtt_classes([100, 700, 120, 650, 50]) == [[4], [0, 2], [3, 1]], rtt_classes([100, 700, 120, 650, 50])
+assert rtt_classes([130, 140, 150]) == [[0, 1, 2]]
+assert rtt_classes([100, 150, 226]) == [[0, 1], [2]]'; then ok "rtt_classes splits at 1.5x gaps"
+else ko "rtt_classes"; fi
 
 # QD8: against femu-floor's copy loop
 timeout 300 "$SRCDIR/tools/bench-turns" "${common[@]}" --qd 8 --turns 3 --json "$T/c.json" >"$T/c.out" 2>&1

@@ -101,6 +101,19 @@ bad virtio_alone "--ring-qd1-loop" --virtio-layout
 bad loop_dir "--ring-qd1-loop" --size-mb 4 --ring-qd1-loop /nonexistent/dir/count
 bad copy_dir "--copy-loop" --size-mb 4 --copy-loop /nonexistent/dir/count
 bad copy_and_ring "--copy-loop" --copy-loop /tmp/x --ring-qd1-loop /tmp/y
+bad rtt_and_copy "--rtt" --rtt --copy-loop /tmp/x
+bad rtt_and_ring "--rtt" --rtt --ring-qd1
+
+# --rtt: one round trip figure, without the buffer (a size no machine here could map)
+out=$("$FLOOR" --rtt --size-mb 1048576 --json 2>&1)
+if python3 -c '
+import json,sys
+j=json.loads(sys.argv[1])
+assert j["cpus"]==[0,1] and 10 < j["rtt_ns"] < 100000, j' "$out"; then ok "--rtt --json: one round trip ($out)"
+else ko "--rtt --json: $out"; fi
+out=$("$FLOOR" --rtt --cpus 1,0 2>&1)
+echo "$out" | grep -qE '^cache-line round trip CPU 1 <-> 0: [0-9]+\.[0-9] ns$' && ok "--rtt: text line" ||
+	ko "--rtt text: $out"
 
 # --ring-qd1-loop and --copy-loop: the count in the file grows while it runs, stands still
 # while the process is stopped, and SIGTERM ends it (exit 0) printing at least the last

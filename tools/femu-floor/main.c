@@ -29,6 +29,7 @@ struct floor_opts {
 	const char *loop_file; /* --ring-qd1-loop: the QD1 ring without end, its count there */
 	int virtio_layout;     /* --virtio-layout: that ring with virtio-blk's layout */
 	const char *copy_file; /* --copy-loop: the overlapped copy without end, its count there */
+	int rtt;	       /* --rtt: only the cache-line round trip */
 	int json;
 };
 
@@ -39,6 +40,7 @@ static void usage(FILE *f)
 		   "       femu-floor [--cpus A,B] [--size-mb N] --ring-qd1-loop FILE "
 		   "[--virtio-layout]\n"
 		   "       femu-floor [--cpus A,B] [--size-mb N] --copy-loop FILE\n"
+		   "       femu-floor [--cpus A,B] --rtt [--json]\n"
 		   "Measures the floor under any vhost-user-blk backend on CPU A serving an\n"
 		   "initiator on CPU B: cache-line round trip A<->B, DRAM latency, random\n"
 		   "4 KiB copies (one at a time and overlapped) out of an N MiB buffer on A,\n"
@@ -63,7 +65,10 @@ static void usage(FILE *f)
 		   "  --virtio-layout  with --ring-qd1-loop: virtio-blk's layout and EVENT_IDX\n"
 		   "  --copy-loop FILE  only this: the overlapped random 4 KiB copy on CPU A\n"
 		   "                 (its best hints first picked in short trials) without end,\n"
-		   "                 the count of copies so far in FILE, as --ring-qd1-loop\n");
+		   "                 the count of copies so far in FILE, as --ring-qd1-loop\n"
+		   "  --rtt          only this: the cache-line round trip A<->B in ns, from\n"
+		   "                 20000 round trips (a few ms; no buffer): which placement\n"
+		   "                 the two CPUs have now (tools/bench-turns)\n");
 }
 
 static int parse_uint(const char *s, unsigned long max, unsigned long *out)
@@ -88,6 +93,7 @@ static int parse_opts(int argc, char **argv, struct floor_opts *o)
 					   {"ring-qd1-loop", required_argument, NULL, 'L'},
 					   {"virtio-layout", no_argument, NULL, 'V'},
 					   {"copy-loop", required_argument, NULL, 'C'},
+					   {"rtt", no_argument, NULL, 't'},
 					   {"help", no_argument, NULL, 'h'},
 					   {NULL, 0, NULL, 0}};
 	unsigned long v, a, b;
@@ -156,6 +162,9 @@ static int parse_opts(int argc, char **argv, struct floor_opts *o)
 		case 'C':
 			o->copy_file = optarg;
 			break;
+		case 't':
+			o->rtt = 1;
+			break;
 		case 'k':
 			if (parse_uint(optarg, 3600, &v) || v == 0) {
 				fprintf(stderr, "femu-floor: --copy-soak '%s': 1..3600 s\n",
@@ -182,6 +191,12 @@ static int parse_opts(int argc, char **argv, struct floor_opts *o)
 	}
 	if (o->copy_file != NULL && (o->loop_file != NULL || o->ring_qd1 || o->soak_s > 0)) {
 		fprintf(stderr, "femu-floor: --copy-loop FILE is a mode of its own (not with "
+				"--ring-qd1-loop, --ring-qd1 or --copy-soak)\n");
+		return -1;
+	}
+	if (o->rtt &&
+	    (o->copy_file != NULL || o->loop_file != NULL || o->ring_qd1 || o->soak_s > 0)) {
+		fprintf(stderr, "femu-floor: --rtt is a mode of its own (not with --copy-loop, "
 				"--ring-qd1-loop, --ring-qd1 or --copy-soak)\n");
 		return -1;
 	}
@@ -312,6 +327,27 @@ static int ring_qd1_only(const struct floor_opts *o, struct floor_buf *buf)
 	return 0;
 }
 
+/* Round trips of --rtt: 20000 take 1-15 ms on the machines seen (50-700 ns each). */
+#define RTT_ONLY_ROUNDS 20000u
+
+/* --rtt: the cache-line round trip between the two CPUs, one figure. */
+static int rtt_only(const struct floor_opts *o)
+{
+	double rtt = 0;
+	int rc = floor_rtt_ns(o->cpu_a, o->cpu_b, RTT_ONLY_ROUNDS, &rtt);
+
+	if (rc != 0) {
+		fprintf(stderr, "femu-floor: --rtt: the round trip CPU %d <-> %d failed: %s\n",
+			o->cpu_a, o->cpu_b, strerror(-rc));
+		return 1;
+	}
+	if (o->json)
+		printf("{\"cpus\": [%d, %d], \"rtt_ns\": %.1f}\n", o->cpu_a, o->cpu_b, rtt);
+	else
+		printf("cache-line round trip CPU %d <-> %d: %.1f ns\n", o->cpu_a, o->cpu_b, rtt);
+	return 0;
+}
+
 /* Queue depths of the high-QD split-ring floor (keys ring_qd<N>_4k_per_s). */
 static const unsigned ring_qds[] = {32, 128};
 #define NRING (sizeof(ring_qds) / sizeof(ring_qds[0]))
@@ -435,6 +471,8 @@ int main(int argc, char **argv)
 			o.cpu_b, strerror(-rc));
 		return 2;
 	}
+	if (o.rtt)
+		return rtt_only(&o);
 	rc = floor_buf_init(&buf, (size_t)o.size_mb << 20);
 	if (rc != 0) {
 		if (count != NULL)

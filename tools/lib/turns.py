@@ -11,8 +11,12 @@ order bare, copy, femud, [B,] virtio (reversed every other turn), lets it settle
 completion counter for a slice of time and stops it again (with B, femud and B trade
 places every two turns): the sides of a turn are a
 fraction of a second apart, inside one placement mode of the VM far more often than two
-separate runs are.
+separate runs are.  Before each turn, with every side stopped, femu-floor --rtt takes the
+cache-line round trip between the two CPUs (a few ms): the placement the turn ran in.  The
+ratios at QD1 follow it (on one machine: ~130 ns round trips gave femud ~95% of the bare ring,
+~700 ns ones ~85%), so the summary also splits the turns by it.
 """
+import json
 import mmap
 import os
 import signal
@@ -48,6 +52,7 @@ class TurnCfg:
     warmup: int = 3
     slice_s: float = 0.3
     settle_s: float = 0.05
+    rtt_exe: str = None  # femu-floor for the round trip before each turn; None: not taken
 
 
 class Side:
@@ -162,41 +167,58 @@ def stop_sides(sides):
     return outs
 
 
+def turn_rtt(cfg):
+    """The cache-line round trip between the two CPUs now (ns, femu-floor --rtt), or None."""
+    if not cfg.rtt_exe:
+        return None
+    try:
+        r = subprocess.run([cfg.rtt_exe, "--cpus", f"{cfg.target_cpu},{cfg.bench_cpu}", "--rtt",
+                            "--json"], capture_output=True, text=True, timeout=10)
+        return float(json.loads(r.stdout)["rtt_ns"]) if r.returncode == 0 else None
+    except (OSError, subprocess.TimeoutExpired, ValueError, KeyError, TypeError):
+        return None
+
+
 def run_turns(cfg, sides):
-    """The turns: per measured turn {side: rate}.  Raises RuntimeError when a side exits."""
+    """The turns: per measured turn {side: rate}, and the round trip taken before each
+    (ns; None where not taken).  Raises RuntimeError when a side exits."""
     names = [n for n in ("bare", "copy", "femud", "b", "virtio") if n in sides]
     swapped = [{"femud": "b", "b": "femud"}.get(n, n) for n in names] if "b" in sides else names
-    turns = []
+    turns, rtts = [], []
     for k in range(cfg.warmup + cfg.turns):
         # reversed every other turn; with B, femud and B also trade places every two turns,
         # so that each sits next to each floor side (and after it) as often as the other
         order = names if (k // 2) % 2 == 0 else swapped
         order = order if k % 2 == 0 else list(reversed(order))
-        rates = {}
+        rates, rtt = {}, turn_rtt(cfg)
         for name in order:
             if not sides[name].alive():
                 raise RuntimeError(f"{name} exited during turn {k}")
             rates[name] = sides[name].slice(cfg.settle_s, cfg.slice_s)
         if k >= cfg.warmup:
             turns.append(rates)
-    return turns
+            rtts.append(rtt)
+    return turns, rtts
 
 
 def measure(cfg, tmp):
-    """Start the sides, take the turns, end the sides: (turns, None) or (None, error)."""
+    """Start the sides, take the turns, end the sides: (turns, rtts, None) or (None, None,
+    error); rtts: the round trip before each turn (run_turns)."""
     sides = {}
+    turns = rtts = None
     try:
         err = start_sides(cfg, tmp, sides)
-        turns = run_turns(cfg, sides) if err is None else None
+        if err is None:
+            turns, rtts = run_turns(cfg, sides)
     except RuntimeError as e:
-        err, turns = str(e), None
+        err = str(e)
     finally:
         outs = stop_sides(sides)
     for name in ("femud", "b"):
         rc, _, fb_err = outs.get(f"{name}-bench", (0, "", ""))
         if rc != 0 and err is None:
             err = f"{name}'s femu-bench failed ({rc}): {fb_err[-600:]}"
-    return (turns, None) if err is None else (None, err)
+    return (turns, rtts, None) if err is None else (None, None, err)
 
 
 def _quartiles(xs):
@@ -218,11 +240,9 @@ def ratio_summary(turns, num, den):
     return out
 
 
-def summarize(turns):
-    """Median rate of each side and the per-turn ratios of femud (and B) to each ring."""
-    out = {"turns": len(turns)}
-    for name in turns[0]:
-        out[f"{name}_iops"] = statistics.median(t[name] for t in turns)
+def ratios(turns):
+    """The per-turn ratios of femud (and B) to each floor side, and B/femud."""
+    out = {}
     for who in ("femud", "b"):
         if who not in turns[0]:
             continue
@@ -231,6 +251,38 @@ def summarize(turns):
                 out[f"{who}_over_{fl}"] = ratio_summary(turns, who, fl)
     if "b" in turns[0]:
         out["b_over_femud"] = ratio_summary(turns, "b", "femud")
+    return out
+
+
+# a round trip this much longer than the next shorter one starts another placement
+RTT_CLASS_STEP = 1.5
+
+
+def rtt_classes(rtts):
+    """The turns grouped by round trip: lists of turn indexes, shortest round trips first;
+    a class ends where the next longer round trip is over RTT_CLASS_STEP times its own."""
+    order = sorted(range(len(rtts)), key=lambda i: rtts[i])
+    classes = [[order[0]]]
+    for prev, i in zip(order, order[1:]):
+        if rtts[i] > RTT_CLASS_STEP * rtts[prev]:
+            classes.append([])
+        classes[-1].append(i)
+    return classes
+
+
+def summarize(turns, rtts=None):
+    """Median rate of each side and the per-turn ratios of femud (and B) to each ring; with
+    a round trip for every turn, its quartiles and the ratios per placement (rtt_classes)."""
+    out = {"turns": len(turns)}
+    for name in turns[0]:
+        out[f"{name}_iops"] = statistics.median(t[name] for t in turns)
+    out.update(ratios(turns))
+    if rtts and len(rtts) == len(turns) and all(r is not None for r in rtts):
+        q1, med, q3 = _quartiles(rtts)
+        out["rtt_ns"] = {"median": med, "q1": q1, "q3": q3, "min": min(rtts), "max": max(rtts)}
+        out["by_rtt"] = [{"rtt_ns_min": min(rtts[i] for i in c),
+                          "rtt_ns_max": max(rtts[i] for i in c), "n": len(c),
+                          **ratios([turns[i] for i in c])} for c in rtt_classes(rtts)]
     return out
 
 
