@@ -60,12 +60,12 @@ if q:
     assert any(l.startswith("floor goal randread 4k QD1, pairs: femud ") and " pair" in l
                for l in j["goal"]), j["goal"]
 # floor turns after the rounds: QD1 against the two rings (3 turns), QD32 and QD128 against
-# the copy loop (2 turns each); each goal line judges on the median of its per-turn ratios
+# the copy loop and the split ring at the same depth (2 turns each); each goal line judges on the median of its per-turn ratios
 ft = j["floor_turns"]
 assert set(ft) == {"randread 4k QD1", "randread 4k QD32", "randread 4k QD128"}, ft.keys()
 for wn, n, fl, sides, need in (("randread 4k QD1", 3, "bare", {"bare", "femud", "virtio"}, 0.90),
-                               ("randread 4k QD32", 2, "copy", {"copy", "femud"}, 0.85),
-                               ("randread 4k QD128", 2, "copy", {"copy", "femud"}, 0.85)):
+                               ("randread 4k QD32", 2, "copy", {"copy", "femud", "ring"}, 0.85),
+                               ("randread 4k QD128", 2, "copy", {"copy", "femud", "ring"}, 0.85)):
     t = ft[wn]
     assert len(t["per_turn"]) == n and t["turns"] == n, t
     assert len(t["per_turn_rtt_ns"]) == n and all(10 < x < 1e5 for x in t["per_turn_rtt_ns"]), t
@@ -78,6 +78,11 @@ for wn, n, fl, sides, need in (("randread 4k QD1", 3, "bare", {"bare", "femud", 
     line = [l for l in j["goal"] if l.startswith(f"floor goal {wn}: femud ")]
     assert len(line) == 1 and "turns of one run" in line[0], j["goal"]
     assert line[0].endswith(": MET") == (med >= need), line
+    if fl == "copy":  # the split ring at the same depth: its share of the copy rate
+        rr = sorted(x["ring"] / x["copy"] for x in t["per_turn"])
+        assert abs(t["ring_over_copy"]["median"] - (rr[0] + rr[1]) / 2) < 1e-9, (t, rr)
+        share = "which itself did %.1f%% of the copy rate" % (100 * t["ring_over_copy"]["median"])
+        assert share in line[0], (share, line)
     if wn != "randread 4k QD1":
         assert any(l.startswith(f"floor goal {wn}, separate runs: femud ") for l in j["goal"]) \
             or j["machine_floor"] is None, j["goal"]

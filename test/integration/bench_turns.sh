@@ -63,16 +63,26 @@ assert rtt_classes([130, 140, 150]) == [[0, 1, 2]]
 assert rtt_classes([100, 150, 226]) == [[0, 1], [2]]'; then ok "rtt_classes splits at 1.5x gaps"
 else ko "rtt_classes"; fi
 
-# QD8: against femu-floor's copy loop
+# QD8: against femu-floor's copy loop and its split ring at QD8
 timeout 300 "$SRCDIR/tools/bench-turns" "${common[@]}" --qd 8 --turns 3 --json "$T/c.json" >"$T/c.out" 2>&1
 RC=$?
 [ "$RC" -eq 0 ] && grep -qE '^  femud / copy rate: [0-9.]+% \(quartiles [0-9.]+-[0-9.]+%, >= 85% in [0-3] of 3 turns\); goal >= 85%: (MET|not met)$' "$T/c.out" &&
+	grep -qE '^  femud / split ring: [0-9.]+% \(quartiles [0-9.]+-[0-9.]+%, 3 turns\)$' "$T/c.out" &&
+	grep -qE '^  split ring / copy rate \(.*\): [0-9.]+% \(quartiles [0-9.]+-[0-9.]+%, >= 85% in [0-3] of 3 turns\)$' "$T/c.out" &&
 	python3 -c 'import json, statistics, sys
 j = json.load(open(sys.argv[1]))
-t = j["turns"]
-assert j["qd"] == 8 and len(t) == 3 and all(set(x) == {"copy", "femud"} and min(x.values()) > 0 for x in t), t
-assert abs(j["summary"]["femud_over_copy"]["median"] - statistics.median(x["femud"] / x["copy"] for x in t)) < 1e-9' "$T/c.json" &&
-	ok "--qd 8: femud against the copy loop" || { ko "--qd 8 (exit $RC)"; cat "$T/c.out"; }
+t, s = j["turns"], j["summary"]
+assert j["qd"] == 8 and len(t) == 3 and all(set(x) == {"copy", "femud", "ring"} and min(x.values()) > 0 for x in t), t
+for num, den in (("femud", "copy"), ("femud", "ring"), ("ring", "copy")):
+    r = s[num + "_over_" + den]
+    assert abs(r["median"] - statistics.median(x[num] / x[den] for x in t)) < 1e-9, (num, den, r)
+assert s["ring_iops"] == statistics.median(x["ring"] for x in t), s' "$T/c.json" &&
+	ok "--qd 8: femud against the copy loop and the split ring" || { ko "--qd 8 (exit $RC)"; cat "$T/c.out"; }
+timeout 300 "$SRCDIR/tools/bench-turns" "${common[@]}" --qd 8 --turns 1 --no-ring --json "$T/n.json" >"$T/n.out" 2>&1 &&
+	python3 -c 'import json, sys
+t = json.load(open(sys.argv[1]))["turns"]
+assert set(t[0]) == {"copy", "femud"}, t' "$T/n.json" && ! grep -q "split ring" "$T/n.out" &&
+	ok "--no-ring: the copy loop only" || { ko "--no-ring"; cat "$T/n.out"; }
 
 # B: the same femud as a second build, a side of its own
 timeout 300 "$SRCDIR/tools/bench-turns" "${common[@]}" --turns 2 --b-femud "$FEMUD" >"$T/b.out" 2>&1

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # femu_floor.sh - tools/femu-floor: its JSON carries every figure tools/bench
 # reads, the derived figures follow from the measured ones, CPU loss is a
-# percentage, --ring-qd1-loop and --copy-loop count in a file while they run, not while
+# percentage, --ring-qd1-loop, --copy-loop and --ring-loop count in a file while they run, not while
 # stopped, the bare split ring at QD32/QD128 serves requests but not
 # faster than one core copies (its backend copies each block and does more);
 # bad options exit 2 naming the option.  No figure is compared with a fixed
@@ -103,6 +103,11 @@ bad copy_dir "--copy-loop" --size-mb 4 --copy-loop /nonexistent/dir/count
 bad copy_and_ring "--copy-loop" --copy-loop /tmp/x --ring-qd1-loop /tmp/y
 bad rtt_and_copy "--rtt" --rtt --copy-loop /tmp/x
 bad rtt_and_ring "--rtt" --rtt --ring-qd1
+bad ring_no_qd "--qd" --ring-loop /tmp/x
+bad qd_alone "--qd N goes with --ring-loop" --qd 32
+bad qd_one "--qd" --ring-loop /tmp/x --qd 1
+bad qd_big "--qd" --ring-loop /tmp/x --qd 257
+bad ring_and_copy "--ring-loop" --ring-loop /tmp/x --qd 8 --copy-loop /tmp/y
 
 # --rtt: one round trip figure, without the buffer (a size no machine here could map)
 out=$("$FLOOR" --rtt --size-mb 1048576 --json 2>&1)
@@ -115,7 +120,7 @@ out=$("$FLOOR" --rtt --cpus 1,0 2>&1)
 echo "$out" | grep -qE '^cache-line round trip CPU 1 <-> 0: [0-9]+\.[0-9] ns$' && ok "--rtt: text line" ||
 	ko "--rtt text: $out"
 
-# --ring-qd1-loop and --copy-loop: the count in the file grows while it runs, stands still
+# --ring-qd1-loop, --copy-loop and --ring-loop: the count in the file grows while it runs, stands still
 # while the process is stopped, and SIGTERM ends it (exit 0) printing at least the last
 # count read
 count() { python3 -c 'import struct,sys; print(struct.unpack("Q", open(sys.argv[1], "rb").read(8))[0])' "$1"; }
@@ -149,6 +154,8 @@ loop_check() { # name final-line-regex (its count in \1) femu-floor args...
 loop_check bare 'bare ring at QD1: \([0-9]*\) requests' --ring-qd1-loop
 loop_check virtio 'virtio-layout ring at QD1: \([0-9]*\) requests' --virtio-layout --ring-qd1-loop
 loop_check copy 'random 4 KiB copies (CPU 0, 8 MiB): \([0-9]*\)' --copy-loop
+loop_check ring 'bare split ring at QD32 (look-ahead [1-8], [^,]*,.* used index [a-z0-9 ]*): \([0-9]*\) requests' \
+	--qd 32 --ring-loop
 rm -rf "$tmpd"
 
 # --copy-soak: one rate per whole second, each a positive count

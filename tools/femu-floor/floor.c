@@ -721,42 +721,60 @@ static void rq_submit(struct rq_run *r, unsigned slot, uint16_t *avail_idx, uint
 }
 
 /*
+ * Initiator: wait for completions, check and re-post each, publish the new
+ * avail index; the requests reaped into *n.  0, -EIO (a wrong id or status),
+ * or the backend's error / -ETIMEDOUT after SPIN_LIMIT_NS without one.
+ */
+static int rq_reap(struct rq_run *r, uint16_t *last_used, uint16_t *avail_idx, uint64_t *rs,
+		   uint64_t *n)
+{
+	struct rq_shm *m = &r->m;
+	struct spin s = {0, 0};
+	uint16_t used;
+
+	while ((used = __atomic_load_n(&m->vr.used->idx, __ATOMIC_ACQUIRE)) == *last_used) {
+		int err = __atomic_load_n(&r->err, __ATOMIC_RELAXED);
+
+		if (spin_expired(&s) || err != 0)
+			return err != 0 ? err : -ETIMEDOUT;
+	}
+	for (; *last_used != used; (*last_used)++, (*n)++) {
+		uint32_t id = m->vr.used->ring[*last_used & (RQ_SIZE - 1)].id;
+
+		if (id >= r->qd || m->status[id] != VIRTIO_BLK_S_OK)
+			return -EIO;
+		rq_submit(r, id, avail_idx, rs);
+	}
+	__atomic_store_n(&m->vr.avail->idx, *avail_idx, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* Initiator: post r->qd requests, one per slot. */
+static void rq_fill(struct rq_run *r, uint16_t *avail_idx, uint64_t *rs)
+{
+	for (unsigned slot = 0; slot < r->qd; slot++)
+		rq_submit(r, slot, avail_idx, rs);
+	__atomic_store_n(&r->m.vr.avail->idx, *avail_idx, __ATOMIC_RELEASE);
+}
+
+/*
  * Initiator on the calling CPU: keep r->qd requests in flight for ms, reap
  * and re-post; *rate: median of the per-sample completion rates (the first
  * sample is a warm-up).
  */
 static int rq_initiate(struct rq_run *r, unsigned ms, double *rate)
 {
-	struct rq_shm *m = &r->m;
 	uint64_t rs = 0x6a09e667f3bcc909ull, n = 0, checked = 0;
-	uint64_t step = (uint64_t)ms * 1000000ull / RQ_SAMPLES, t0 = now_ns(), t = t0;
+	uint64_t step = (uint64_t)ms * 1000000ull / RQ_SAMPLES, t = now_ns();
 	double samples[RQ_SAMPLES];
 	uint16_t avail_idx = 0, last_used = 0;
 	unsigned k = 0;
-	struct spin s = {0, 0};
+	int rc;
 
-	for (unsigned slot = 0; slot < r->qd; slot++)
-		rq_submit(r, slot, &avail_idx, &rs);
-	__atomic_store_n(&m->vr.avail->idx, avail_idx, __ATOMIC_RELEASE);
+	rq_fill(r, &avail_idx, &rs);
 	while (k < RQ_SAMPLES) {
-		uint16_t used = __atomic_load_n(&m->vr.used->idx, __ATOMIC_ACQUIRE);
-
-		if (used == last_used) {
-			int err = __atomic_load_n(&r->err, __ATOMIC_RELAXED);
-
-			if (spin_expired(&s) || err != 0)
-				return err != 0 ? err : -ETIMEDOUT;
-			continue;
-		}
-		s = (struct spin){0, 0};
-		for (; last_used != used; last_used++, n++) {
-			uint32_t id = m->vr.used->ring[last_used & (RQ_SIZE - 1)].id;
-
-			if (id >= r->qd || m->status[id] != VIRTIO_BLK_S_OK)
-				return -EIO;
-			rq_submit(r, id, &avail_idx, &rs);
-		}
-		__atomic_store_n(&m->vr.avail->idx, avail_idx, __ATOMIC_RELEASE);
+		if ((rc = rq_reap(r, &last_used, &avail_idx, &rs, &n)) != 0)
+			return rc;
 		if (n - checked >= 256) {
 			uint64_t now = now_ns();
 
@@ -772,8 +790,25 @@ static int rq_initiate(struct rq_run *r, unsigned ms, double *rate)
 	return 0;
 }
 
-/* One run: a fresh ring, the backend thread on r->cpu, the initiator here. */
-static int rq_run_once(struct rq_run *r, unsigned ms, double *rate)
+/* Initiator: as rq_initiate() until *stop, the requests completed so far in *count. */
+static int rq_initiate_count(struct rq_run *r, uint64_t *count, const volatile sig_atomic_t *stop)
+{
+	uint64_t rs = 0x6a09e667f3bcc909ull, n = 0;
+	uint16_t avail_idx = 0, last_used = 0;
+	int rc = 0;
+
+	rq_fill(r, &avail_idx, &rs);
+	while (!*stop && (rc = rq_reap(r, &last_used, &avail_idx, &rs, &n)) == 0)
+		__atomic_store_n(count, n, __ATOMIC_RELAXED);
+	return rc;
+}
+
+/*
+ * One run: a fresh ring, the backend thread on r->cpu, the initiator here,
+ * for ms (*rate) or, with count, until *stop.
+ */
+static int rq_run(struct rq_run *r, unsigned ms, double *rate, uint64_t *count,
+		  const volatile sig_atomic_t *stop)
 {
 	pthread_t t;
 	int rc;
@@ -785,10 +820,15 @@ static int rq_run_once(struct rq_run *r, unsigned ms, double *rate)
 	r->err = 0;
 	if ((rc = pthread_create(&t, NULL, rq_backend, r)) != 0)
 		return -rc;
-	rc = rq_initiate(r, ms, rate);
+	rc = count != NULL ? rq_initiate_count(r, count, stop) : rq_initiate(r, ms, rate);
 	r->stop = 1;
 	pthread_join(t, NULL);
 	return rc != 0 ? rc : r->err;
+}
+
+static int rq_run_once(struct rq_run *r, unsigned ms, double *rate)
+{
+	return rq_run(r, ms, rate, NULL, NULL);
 }
 
 /*
@@ -836,6 +876,48 @@ static int rq_pick(struct rq_run *r, unsigned trial_ms, struct floor_ring_res *o
 	return 0;
 }
 
+/* A run's state for qd requests in flight, the initiator pinned to cpu_b; NULL: *rc says why. */
+static struct rq_run *rq_new(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigned qd,
+			     int *rc)
+{
+	struct rq_run *r;
+
+	*rc = -EINVAL;
+	if (cpu_a == cpu_b || qd == 0 || qd > FLOOR_RING_MAX_QD || buf->len < BLOCK)
+		return NULL;
+	if ((*rc = floor_pin(cpu_b)) != 0)
+		return NULL;
+	*rc = -ENOMEM;
+	r = calloc(1, sizeof(*r));
+	if (r == NULL)
+		return NULL;
+	*rc = 0;
+	r->buf = buf;
+	r->qd = qd;
+	r->cpu = cpu_a;
+	return r;
+}
+
+/* Pick the backend's best variant in trials of trial_ms each and set it in r. */
+static int rq_pick_set(struct rq_run *r, unsigned trial_ms, struct floor_ring_res *out)
+{
+	int rc = rq_pick(r, trial_ms, out);
+
+	if (rc == 0) {
+		r->look = out->look;
+		r->pub = out->pub;
+		r->pf = out->pf;
+		r->pf_first = out->pf_first;
+	}
+	return rc;
+}
+
+static void rq_free(struct rq_run *r)
+{
+	free(r->m.base);
+	free(r);
+}
+
 int floor_ring_rate(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigned qd, unsigned ms,
 		    struct floor_ring_res *out)
 {
@@ -843,25 +925,29 @@ int floor_ring_rate(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigned 
 	struct rq_run *r;
 	int rc;
 
-	if (cpu_a == cpu_b || qd == 0 || qd > FLOOR_RING_MAX_QD || ms < 100 || buf->len < BLOCK)
+	if (ms < 100)
 		return -EINVAL;
-	if ((rc = floor_pin(cpu_b)) != 0)
+	if ((r = rq_new(cpu_a, cpu_b, buf, qd, &rc)) == NULL)
 		return rc;
-	r = calloc(1, sizeof(*r));
-	if (r == NULL)
-		return -ENOMEM;
-	r->buf = buf;
-	r->qd = qd;
-	r->cpu = cpu_a;
-	if ((rc = rq_pick(r, trial_ms, out)) == 0) {
-		r->look = out->look;
-		r->pub = out->pub;
-		r->pf = out->pf;
-		r->pf_first = out->pf_first;
+	if ((rc = rq_pick_set(r, trial_ms, out)) == 0)
 		rc = rq_run_once(r, ms, &out->rate);
-	}
-	free(r->m.base);
-	free(r);
+	rq_free(r);
+	return rc;
+}
+
+int floor_ring_count(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigned qd,
+		     struct floor_ring_res *picked, uint64_t *count,
+		     const volatile sig_atomic_t *stop)
+{
+	struct rq_run *r;
+	int rc;
+
+	if ((r = rq_new(cpu_a, cpu_b, buf, qd, &rc)) == NULL)
+		return rc;
+	if ((rc = rq_pick_set(r, FLOOR_RING_LOOP_TRIAL_MS, picked)) == 0)
+		rc = rq_run(r, 0, NULL, count, stop);
+	picked->rate = 0;
+	rq_free(r);
 	return rc;
 }
 

@@ -132,6 +132,24 @@ struct floor_ring_res {
 int floor_ring_rate(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigned qd, unsigned ms,
 		    struct floor_ring_res *out);
 
+/* Each trial of floor_ring_count()'s pick, ms (144 trials: about 4 s). */
+#define FLOOR_RING_LOOP_TRIAL_MS 25u
+
+/*
+ * floor_ring_rate()'s split ring at queue depth qd without end: the
+ * backend's variant picked in short trials (FLOOR_RING_LOOP_TRIAL_MS each,
+ * what it picked in *picked; rate left 0), then the initiator on the calling
+ * thread (pinned to cpu_b) stores the number of requests completed so far in
+ * *count after each batch it reaps, until *stop is set (a signal handler).
+ * Stopped and continued as a process (SIGSTOP/SIGCONT), it resumes where it
+ * was: tools/bench-turns alternates it with femud at the same queue depth.
+ * 0, -EINVAL (same CPUs, qd not 1..FLOOR_RING_MAX_QD), -ETIMEDOUT (a side
+ * silent for 10 s), -EIO (a wrong completion) or another -errno.
+ */
+int floor_ring_count(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigned qd,
+		     struct floor_ring_res *picked, uint64_t *count,
+		     const volatile sig_atomic_t *stop);
+
 /* Mean latency of n dependent loads at random lines of b (ns). */
 double floor_dram_ns(const struct floor_buf *b, unsigned n);
 

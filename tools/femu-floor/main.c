@@ -29,46 +29,54 @@ struct floor_opts {
 	const char *loop_file; /* --ring-qd1-loop: the QD1 ring without end, its count there */
 	int virtio_layout;     /* --virtio-layout: that ring with virtio-blk's layout */
 	const char *copy_file; /* --copy-loop: the overlapped copy without end, its count there */
+	const char *ring_file; /* --ring-loop: the split ring at --qd without end, its count */
+	unsigned qd;	       /* --qd: the queue depth of --ring-loop */
 	int rtt;	       /* --rtt: only the cache-line round trip */
 	int json;
 };
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: femu-floor [--cpus A,B] [--size-mb N] [--loss-ms MS] [--ring-ms MS] "
-		   "[--copy-soak SEC] [--ring-qd1] [--json]\n"
-		   "       femu-floor [--cpus A,B] [--size-mb N] --ring-qd1-loop FILE "
-		   "[--virtio-layout]\n"
-		   "       femu-floor [--cpus A,B] [--size-mb N] --copy-loop FILE\n"
-		   "       femu-floor [--cpus A,B] --rtt [--json]\n"
-		   "Measures the floor under any vhost-user-blk backend on CPU A serving an\n"
-		   "initiator on CPU B: cache-line round trip A<->B, DRAM latency, random\n"
-		   "4 KiB copies (one at a time and overlapped) out of an N MiB buffer on A,\n"
-		   "a bare split-ring backend's 4 KiB random reads at QD1, QD32 and QD128,\n"
-		   "and the CPU time each CPU loses (busy-loop gaps > 1 us).\n"
-		   "  --cpus A,B     backend CPU and initiator CPU (default 0,1)\n"
-		   "  --size-mb N    buffer size, as the backend's (default 1024, min 1)\n"
-		   "  --loss-ms MS   busy-loop time per CPU (default 1000)\n"
-		   "  --ring-ms MS   time of each high-QD split-ring measurement, after short\n"
-		   "                 trials of its look-ahead (default 2000, min 100)\n"
-		   "  --copy-soak SEC  only this: random 4 KiB copies on CPU A out of a fresh\n"
-		   "                 buffer for SEC seconds, the rate of each second\n"
-		   "  --ring-qd1     only this: the bare split-ring backend's 4 KiB QD1 figure,\n"
-		   "                 and the same with virtio-blk's request layout and EVENT_IDX\n"
-		   "                 (well under a second: to pair with a backend's QD1 run)\n"
-		   "  --json         one JSON object\n"
-		   "  --ring-qd1-loop FILE  only this: the bare ring at QD1 without end (until\n"
-		   "                 SIGINT/SIGTERM), the count of requests completed so far in\n"
-		   "                 FILE (created, 8 bytes, native order) after each one: for a\n"
-		   "                 sampler that stops and continues this process in turns with\n"
-		   "                 a backend under test (tools/bench-turns)\n"
-		   "  --virtio-layout  with --ring-qd1-loop: virtio-blk's layout and EVENT_IDX\n"
-		   "  --copy-loop FILE  only this: the overlapped random 4 KiB copy on CPU A\n"
-		   "                 (its best hints first picked in short trials) without end,\n"
-		   "                 the count of copies so far in FILE, as --ring-qd1-loop\n"
-		   "  --rtt          only this: the cache-line round trip A<->B in ns, from\n"
-		   "                 20000 round trips (a few ms; no buffer): which placement\n"
-		   "                 the two CPUs have now (tools/bench-turns)\n");
+	fprintf(f,
+		"Usage: femu-floor [--cpus A,B] [--size-mb N] [--loss-ms MS] [--ring-ms MS] "
+		"[--copy-soak SEC] [--ring-qd1] [--json]\n"
+		"       femu-floor [--cpus A,B] [--size-mb N] --ring-qd1-loop FILE "
+		"[--virtio-layout]\n"
+		"       femu-floor [--cpus A,B] [--size-mb N] --copy-loop FILE\n"
+		"       femu-floor [--cpus A,B] [--size-mb N] --ring-loop FILE --qd N\n"
+		"       femu-floor [--cpus A,B] --rtt [--json]\n"
+		"Measures the floor under any vhost-user-blk backend on CPU A serving an\n"
+		"initiator on CPU B: cache-line round trip A<->B, DRAM latency, random\n"
+		"4 KiB copies (one at a time and overlapped) out of an N MiB buffer on A,\n"
+		"a bare split-ring backend's 4 KiB random reads at QD1, QD32 and QD128,\n"
+		"and the CPU time each CPU loses (busy-loop gaps > 1 us).\n"
+		"  --cpus A,B     backend CPU and initiator CPU (default 0,1)\n"
+		"  --size-mb N    buffer size, as the backend's (default 1024, min 1)\n"
+		"  --loss-ms MS   busy-loop time per CPU (default 1000)\n"
+		"  --ring-ms MS   time of each high-QD split-ring measurement, after short\n"
+		"                 trials of its look-ahead (default 2000, min 100)\n"
+		"  --copy-soak SEC  only this: random 4 KiB copies on CPU A out of a fresh\n"
+		"                 buffer for SEC seconds, the rate of each second\n"
+		"  --ring-qd1     only this: the bare split-ring backend's 4 KiB QD1 figure,\n"
+		"                 and the same with virtio-blk's request layout and EVENT_IDX\n"
+		"                 (well under a second: to pair with a backend's QD1 run)\n"
+		"  --json         one JSON object\n"
+		"  --ring-qd1-loop FILE  only this: the bare ring at QD1 without end (until\n"
+		"                 SIGINT/SIGTERM), the count of requests completed so far in\n"
+		"                 FILE (created, 8 bytes, native order) after each one: for a\n"
+		"                 sampler that stops and continues this process in turns with\n"
+		"                 a backend under test (tools/bench-turns)\n"
+		"  --virtio-layout  with --ring-qd1-loop: virtio-blk's layout and EVENT_IDX\n"
+		"  --copy-loop FILE  only this: the overlapped random 4 KiB copy on CPU A\n"
+		"                 (its best hints first picked in short trials) without end,\n"
+		"                 the count of copies so far in FILE, as --ring-qd1-loop\n"
+		"  --ring-loop FILE  only this: the bare split ring at queue depth --qd N\n"
+		"                 (2..256; its look-ahead, publish interval and hints first\n"
+		"                 picked in short trials, as the QD32/QD128 figures) without\n"
+		"                 end, the count of requests so far in FILE, as --ring-qd1-loop\n"
+		"  --rtt          only this: the cache-line round trip A<->B in ns, from\n"
+		"                 20000 round trips (a few ms; no buffer): which placement\n"
+		"                 the two CPUs have now (tools/bench-turns)\n");
 }
 
 static int parse_uint(const char *s, unsigned long max, unsigned long *out)
@@ -93,6 +101,8 @@ static int parse_opts(int argc, char **argv, struct floor_opts *o)
 					   {"ring-qd1-loop", required_argument, NULL, 'L'},
 					   {"virtio-layout", no_argument, NULL, 'V'},
 					   {"copy-loop", required_argument, NULL, 'C'},
+					   {"ring-loop", required_argument, NULL, 'R'},
+					   {"qd", required_argument, NULL, 'Q'},
 					   {"rtt", no_argument, NULL, 't'},
 					   {"help", no_argument, NULL, 'h'},
 					   {NULL, 0, NULL, 0}};
@@ -162,6 +172,17 @@ static int parse_opts(int argc, char **argv, struct floor_opts *o)
 		case 'C':
 			o->copy_file = optarg;
 			break;
+		case 'R':
+			o->ring_file = optarg;
+			break;
+		case 'Q':
+			if (parse_uint(optarg, FLOOR_RING_MAX_QD, &v) || v < 2) {
+				fprintf(stderr, "femu-floor: --qd '%s': a queue depth 2..%u\n",
+					optarg, FLOOR_RING_MAX_QD);
+				return -1;
+			}
+			o->qd = (unsigned)v;
+			break;
 		case 't':
 			o->rtt = 1;
 			break;
@@ -200,6 +221,19 @@ static int parse_opts(int argc, char **argv, struct floor_opts *o)
 				"--ring-qd1-loop, --ring-qd1 or --copy-soak)\n");
 		return -1;
 	}
+	if (o->ring_file != NULL && (o->copy_file != NULL || o->loop_file != NULL || o->ring_qd1 ||
+				     o->soak_s > 0 || o->rtt)) {
+		fprintf(stderr,
+			"femu-floor: --ring-loop FILE is a mode of its own (not with "
+			"--copy-loop, --ring-qd1-loop, --ring-qd1, --copy-soak or --rtt)\n");
+		return -1;
+	}
+	if ((o->ring_file != NULL) != (o->qd != 0)) {
+		fprintf(stderr, "femu-floor: %s\n",
+			o->qd != 0 ? "--qd N goes with --ring-loop FILE"
+				   : "--ring-loop FILE needs --qd N (the queue depth, 2..256)");
+		return -1;
+	}
 	return 0;
 }
 
@@ -211,18 +245,21 @@ static void loop_stop(int sig)
 	g_loop_stop = 1;
 }
 
-/* The option that names the count file (--ring-qd1-loop or --copy-loop), or NULL. */
+/* The option that names the count file (--ring-qd1-loop, --copy-loop, --ring-loop), or NULL. */
 static const char *loop_opt(const struct floor_opts *o)
 {
 	return o->loop_file != NULL   ? "--ring-qd1-loop"
 	       : o->copy_file != NULL ? "--copy-loop"
+	       : o->ring_file != NULL ? "--ring-loop"
 				      : NULL;
 }
 
 /* The count file: 8 bytes mapped shared, zero. NULL after printing why. */
 static uint64_t *loop_count_map(const struct floor_opts *o)
 {
-	const char *path = o->loop_file != NULL ? o->loop_file : o->copy_file;
+	const char *path = o->loop_file != NULL	  ? o->loop_file
+			   : o->copy_file != NULL ? o->copy_file
+						  : o->ring_file;
 	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
 	void *p = MAP_FAILED;
 
@@ -235,9 +272,30 @@ static uint64_t *loop_count_map(const struct floor_opts *o)
 	return p == MAP_FAILED ? NULL : p;
 }
 
+/* --ring-loop: the split ring at --qd until *stop; 0 or -errno after printing it. */
+static int ring_loop(const struct floor_opts *o, struct floor_buf *buf, uint64_t *count)
+{
+	struct floor_ring_res p;
+	char pub[32] = "per batch";
+	int rc = floor_ring_count(o->cpu_a, o->cpu_b, buf, o->qd, &p, count, &g_loop_stop);
+
+	if (rc != 0) {
+		fprintf(stderr, "femu-floor: --ring-loop: split ring QD%u CPU %d <-> %d: %s\n",
+			o->qd, o->cpu_a, o->cpu_b, strerror(-rc));
+		return rc;
+	}
+	if (p.pub != 0)
+		snprintf(pub, sizeof(pub), "every %u requests", p.pub);
+	printf("bare split ring at QD%u (look-ahead %u, %s,%s used index %s): %" PRIu64
+	       " requests\n",
+	       o->qd, p.look, floor_pf_name(p.pf), p.pf_first ? " block asked for first," : "", pub,
+	       *count);
+	return 0;
+}
+
 /*
- * --ring-qd1-loop (the QD1 ring) or --copy-loop (the overlapped copy on CPU A)
- * until SIGINT/SIGTERM, the count in the file.
+ * --ring-qd1-loop (the QD1 ring), --copy-loop (the overlapped copy on CPU A)
+ * or --ring-loop (the ring at --qd) until SIGINT/SIGTERM, the count in the file.
  */
 static int count_loop(const struct floor_opts *o, struct floor_buf *buf, uint64_t *count)
 {
@@ -246,7 +304,9 @@ static int count_loop(const struct floor_opts *o, struct floor_buf *buf, uint64_
 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	if (o->copy_file != NULL) {
+	if (o->ring_file != NULL) {
+		rc = ring_loop(o, buf, count);
+	} else if (o->copy_file != NULL) {
 		floor_pin(o->cpu_a);
 		rc = floor_copy4k_loop(buf, count, &g_loop_stop);
 		if (rc != 0)

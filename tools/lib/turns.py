@@ -6,8 +6,11 @@ Every side stays up for the whole measurement and is stopped (SIGSTOP) while ano
 the CPUs: femud with a femu-bench run on it (femu-bench --progress), optionally a second
 femud build with its own femu-bench (B, for an A/B), and femu-floor's sides: at QD1
 --ring-qd1-loop (the bare ring) and --ring-qd1-loop --virtio-layout, at higher depth
---copy-loop (one core's overlapped random 4 KiB copy).  A turn continues each side in the
-order bare, copy, femud, [B,] virtio (reversed every other turn), lets it settle, reads its
+--copy-loop (one core's overlapped random 4 KiB copy) and --ring-loop --qd N (the bare split
+ring at the same depth: what any backend of that ring reaches with femu-bench's layout, so
+ring/copy says how much of the copy rate the ring itself leaves).  A turn continues each side
+in the order bare, copy, femud, [B,] virtio, ring (reversed every other turn), lets it settle,
+reads its
 completion counter for a slice of time and stops it again (with B, femud and B trade
 places every two turns): the sides of a turn are a
 fraction of a second apart, inside one placement mode of the VM far more often than two
@@ -30,7 +33,7 @@ from benchlib import start_femud, stop_proc
 
 # issue 14: femud's 4 KiB QD1 >= 90% of the bare ring's, QD32/QD128 >= 85% of the copy rate
 GOALS = {"bare": 0.90, "copy": 0.85}
-FLOOR_SIDES = ("bare", "copy", "virtio")
+FLOOR_SIDES = ("bare", "copy", "virtio", "ring")
 
 
 @dataclass
@@ -53,6 +56,7 @@ class TurnCfg:
     slice_s: float = 0.3
     settle_s: float = 0.05
     rtt_exe: str = None  # femu-floor for the round trip before each turn; None: not taken
+    ring_side: bool = True  # above QD1: femu-floor's split ring at cfg.qd as a side too
 
 
 class Side:
@@ -139,6 +143,9 @@ def start_sides(cfg, tmp, sides):
                                                      ["--ring-qd1-loop", "--virtio-layout"])))
     elif cfg.femu_floor:
         starts.append(("copy", lambda: _floor_side(cfg, tmp, "copy", ["--copy-loop"])))
+        if cfg.ring_side:
+            starts.append(("ring", lambda: _floor_side(cfg, tmp, "ring",
+                                                       ["--ring-loop", "--qd", str(cfg.qd)])))
     for name, start in starts:
         sides[name] = start()
         if not sides[name].wait_started(120):
@@ -182,7 +189,7 @@ def turn_rtt(cfg):
 def run_turns(cfg, sides):
     """The turns: per measured turn {side: rate}, and the round trip taken before each
     (ns; None where not taken).  Raises RuntimeError when a side exits."""
-    names = [n for n in ("bare", "copy", "femud", "b", "virtio") if n in sides]
+    names = [n for n in ("bare", "copy", "femud", "b", "virtio", "ring") if n in sides]
     swapped = [{"femud": "b", "b": "femud"}.get(n, n) for n in names] if "b" in sides else names
     turns, rtts = [], []
     for k in range(cfg.warmup + cfg.turns):
@@ -241,7 +248,8 @@ def ratio_summary(turns, num, den):
 
 
 def ratios(turns):
-    """The per-turn ratios of femud (and B) to each floor side, and B/femud."""
+    """The per-turn ratios of femud (and B) to each floor side, B/femud, and the split
+    ring's share of the copy rate (ring_over_copy: how much of it the ring leaves)."""
     out = {}
     for who in ("femud", "b"):
         if who not in turns[0]:
@@ -251,6 +259,8 @@ def ratios(turns):
                 out[f"{who}_over_{fl}"] = ratio_summary(turns, who, fl)
     if "b" in turns[0]:
         out["b_over_femud"] = ratio_summary(turns, "b", "femud")
+    if "ring" in turns[0] and "copy" in turns[0]:
+        out["ring_over_copy"] = ratio_summary(turns, "ring", "copy")
     return out
 
 
