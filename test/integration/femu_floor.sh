@@ -28,7 +28,8 @@ keys = ["rtt_ns", "dram_ns", "copy4k_ns", "copy4k_per_s", "qd1_4k_floor_ns", "qd
         "ring_qd1_virtio_4k_max_iops", "cpu_lost_pct", "gaps_per_s", "max_gap_us",
         "ring_qd32_4k_per_s", "ring_qd128_4k_per_s", "ring_qd32_look", "ring_qd128_look",
         "ring_qd32_publish_every", "ring_qd128_publish_every",
-        "ring_ms", "copy4k_memcpy_ns", "ring_qd32_block_first", "ring_qd128_block_first"]
+        "ring_ms", "copy4k_memcpy_ns", "ring_qd32_block_first", "ring_qd128_block_first",
+        "copy4k_top_trial_per_s", "copy4k_look", "copy4k_hint", "copy4k_block_first"]
 missing = [k for k in keys if k not in j]
 assert not missing, missing
 assert j["cpus"] == [0, 1] and j["size_mb"] == 8
@@ -42,11 +43,17 @@ assert abs(j["qd1_4k_max_iops"] * j["qd1_4k_floor_ns"] / 1e9 - 1) < 1e-3
 assert abs(j["ring_qd1_4k_max_iops"] * j["ring_qd1_4k_ns"] / 1e9 - 1) < 1e-3
 assert all(0 <= p <= 100 for p in j["cpu_lost_pct"]) and len(j["cpu_lost_pct"]) == 2
 assert j["ring_ms"] == 300
+# the copy rate is its picked hints measured again, not the fastest trial of the pick
+assert j["copy4k_look"] in (0, 1, 2, 4) and isinstance(j["copy4k_block_first"], bool), j
+assert j["copy4k_hint"] in ("none", "first 512 B to L1", "4 KiB to L1", "first 512 B to L2",
+                            "4 KiB to L2", "4 KiB to L2 in two halves"), j["copy4k_hint"]
+assert (j["copy4k_look"] == 0) == (j["copy4k_hint"] == "none"), j
+assert j["copy4k_top_trial_per_s"] > 0
 # the ring backend copies every block and does more: not faster than the bare overlapped
-# copy beyond noise (the copy rate is the best of short runs on one idle-ish CPU; 25% margin)
+# copy's fastest trial beyond noise (25% margin: the VM's speed swings within seconds)
 for qd in (32, 128):
     r = j[f"ring_qd{qd}_4k_per_s"]
-    assert 0 < r <= 1.25 * j["copy4k_per_s"], (qd, r, j["copy4k_per_s"])
+    assert 0 < r <= 1.25 * j["copy4k_top_trial_per_s"], (qd, r, j["copy4k_top_trial_per_s"])
     assert j[f"ring_qd{qd}_look"] in (1, 2, 4, 8)
     assert j[f"ring_qd{qd}_publish_every"] in (0, 8, 16)
     assert j[f"ring_qd{qd}_hint"] in ("first 512 B to L1", "4 KiB to L2", "4 KiB to L2 in two halves"), j[f"ring_qd{qd}_hint"]

@@ -1041,51 +1041,84 @@ struct copy_cfg {
 	bool pf_first;
 };
 
-/* Time the copy with hints c; keep it in *best (when not NULL) if it beats *top. */
-static void copy_try(const struct floor_buf *b, const size_t *off, unsigned n, struct copy_cfg c,
-		     double *top, struct copy_cfg *best)
-{
-	double r = copy_rate_lookahead(b, off, n, c.look, c.pf, c.pf_first);
+/* Copy-rate trials per variant in copy4k_pick(), each on the same copies. */
+#define COPY_PICK_ROUNDS 2
+/* Batches of the picked variant's measurement (floor_copy4k_rate: their median). */
+#define COPY_RATE_BATCHES 9
+/* floor_copy4k_rate(n): each trial of the pick copies n / this many blocks. */
+#define COPY_PICK_SHARE 8
 
-	if (r > *top) {
-		*top = r;
-		if (best)
-			*best = c;
-	}
-}
-
-/*
- * Best of: no prefetch, or one of the hints of enum floor_pf 1, 2 or 4
- * copies ahead.  Into the first level, the first 512 B one ahead is usually
- * best (whole blocks fill the line-fill buffers and stall the prefetch
- * instructions); into the second level, the whole block.  The rate, and in
- * *best (when not NULL) the hints that gave it.
- */
-static double copy4k_best(const struct floor_buf *b, const size_t *off, unsigned n,
-			  struct copy_cfg *best)
+/* Every variant copy4k_pick() tries: no hint, or each hint 1, 2 or 4 copies ahead. */
+static unsigned copy_variants(struct copy_cfg *v)
 {
 	static const unsigned looks[] = {1, 2, 4};
-	double top = 0.0;
+	unsigned nv = 0;
 
 	for (int c = 0; c < 2; c++) {
-		copy_try(b, off, n, (struct copy_cfg){0, FLOOR_PF_NONE, c}, &top, best);
+		v[nv++] = (struct copy_cfg){0, FLOOR_PF_NONE, c};
 		for (unsigned k = 0; k < sizeof(looks) / sizeof(looks[0]); k++)
 			for (int pf = FLOOR_PF_NONE + 1; pf < FLOOR_PF_COUNT; pf++)
-				copy_try(b, off, n, (struct copy_cfg){looks[k], pf, c}, &top, best);
+				v[nv++] = (struct copy_cfg){looks[k], pf, c};
 	}
-	return top;
+	return nv;
 }
 
-double floor_copy4k_rate(const struct floor_buf *b, unsigned n)
+#define COPY_VARIANTS (2 * (1 + 3 * (FLOOR_PF_COUNT - 1)))
+
+/*
+ * Pick the copy's hints: every variant copies the same n blocks, in
+ * COPY_PICK_ROUNDS interleaved rounds (a moment of the VM's slower mode then
+ * hits one trial of a variant, not all of it); the highest summed rate wins.
+ * Into the first level, the first 512 B one ahead is usually best (whole
+ * blocks fill the line-fill buffers and stall the prefetch instructions);
+ * into the second level, the whole block or its two halves.  *top_trial: the
+ * fastest single trial, which is not a rate to report: as the largest of
+ * COPY_VARIANTS * COPY_PICK_ROUNDS noisy samples it sits above what any
+ * variant keeps (floor_copy4k_rate() measures the pick again).
+ */
+static struct copy_cfg copy4k_pick(const struct floor_buf *b, const size_t *off, unsigned n,
+				   double *top_trial)
+{
+	struct copy_cfg v[COPY_VARIANTS];
+	double sum[COPY_VARIANTS] = {0}, top = 0.0;
+	unsigned nv = copy_variants(v), best = 0;
+
+	for (unsigned round = 0; round < COPY_PICK_ROUNDS; round++)
+		for (unsigned k = 0; k < nv; k++) {
+			double r =
+			    copy_rate_lookahead(b, off, n, v[k].look, v[k].pf, v[k].pf_first);
+
+			sum[k] += r;
+			if (r > top)
+				top = r;
+		}
+	for (unsigned k = 1; k < nv; k++)
+		if (sum[k] > sum[best])
+			best = k;
+	if (top_trial != NULL)
+		*top_trial = top;
+	return v[best];
+}
+
+double floor_copy4k_rate(const struct floor_buf *b, unsigned n, struct floor_copy_res *res)
 {
 	size_t *off = random_blocks(b, n);
-	double best;
+	unsigned per = n / COPY_RATE_BATCHES;
+	double batch[COPY_RATE_BATCHES];
+	struct copy_cfg c;
 
-	if (off == NULL || n == 0)
+	if (off == NULL || per < 64)
 		return free(off), 0.0;
-	best = copy4k_best(b, off, n, NULL);
+	c = copy4k_pick(b, off, n / COPY_PICK_SHARE, &res->top_trial);
+	for (unsigned k = 0; k < COPY_RATE_BATCHES; k++)
+		batch[k] =
+		    copy_rate_lookahead(b, off + (size_t)k * per, per, c.look, c.pf, c.pf_first);
 	free(off);
-	return best;
+	res->look = c.look;
+	res->pf = c.pf;
+	res->pf_first = c.pf_first;
+	res->rate = median(batch, COPY_RATE_BATCHES);
+	return res->rate;
 }
 
 int floor_copy4k_loop(const struct floor_buf *b, uint64_t *count, const volatile sig_atomic_t *stop)
@@ -1097,7 +1130,7 @@ int floor_copy4k_loop(const struct floor_buf *b, uint64_t *count, const volatile
 
 	if (off == NULL)
 		return -ENOMEM;
-	copy4k_best(b, off, TRIAL, &c);
+	c = copy4k_pick(b, off, TRIAL, NULL);
 	fprintf(stderr, "femu-floor: copy loop: look-ahead %u, hint %d, block first %d\n", c.look,
 		(int)c.pf, (int)c.pf_first);
 	while (!*stop) {

@@ -160,12 +160,25 @@ double floor_dram_ns(const struct floor_buf *b, unsigned n);
  */
 double floor_copy4k_ns(const struct floor_buf *b, unsigned n, bool pf_first);
 
+/* What floor_copy4k_rate() picked and measured. */
+struct floor_copy_res {
+	double rate;	  /* copies/s: the picked hints, median of 9 batches of n / 9 copies */
+	double top_trial; /* copies/s: the fastest single trial of the pick (biased high) */
+	unsigned look;	  /* copies hinted ahead, 0: none */
+	enum floor_pf pf; /* the hint */
+	bool pf_first;	  /* each copy first asks for its block's 64 lines into L2 */
+};
+
 /*
- * Random 4 KiB copies per second with look-ahead prefetch: the best of the
- * look-ahead distances and hints, each copy with and without its block
- * asked for first.
+ * Random 4 KiB copies per second with look-ahead prefetch: the look-ahead
+ * distances and hints (each copy with and without its block asked for
+ * first) tried in two interleaved rounds of n / 8 copies each, the best sum
+ * picked, then measured again: the median of 9 batches of n / 9 copies.
+ * Not the fastest trial: as the largest of 64 noisy samples it reads high
+ * (on the 2-CPU VMs the speed swings within seconds).  Returns res->rate
+ * (0 when n < 576 or out of memory).
  */
-double floor_copy4k_rate(const struct floor_buf *b, unsigned n);
+double floor_copy4k_rate(const struct floor_buf *b, unsigned n, struct floor_copy_res *res);
 
 /*
  * floor_copy4k_rate()'s copy without end, on the calling thread: short trials

@@ -415,6 +415,7 @@ static const unsigned ring_qds[] = {32, 128};
 struct floor_figs {
 	double rtt, dram, copy, copy_memcpy, copy_first, rate, qd1, ring, ring_virtio;
 	struct floor_ring_res ringq[NRING];
+	struct floor_copy_res copy_res;
 	struct floor_loss la, lb;
 };
 
@@ -444,7 +445,7 @@ static int measure(const struct floor_opts *o, struct floor_buf *buf, struct flo
 	f->copy_first = floor_copy4k_ns(buf, 200000, true);
 	/* the floor: the faster way */
 	f->copy = f->copy_first < f->copy_memcpy ? f->copy_first : f->copy_memcpy;
-	f->rate = floor_copy4k_rate(buf, 500000);
+	f->rate = floor_copy4k_rate(buf, 1000000, &f->copy_res);
 	f->dram = floor_dram_ns(buf, 500000); /* last: it writes pointers into the buffer */
 	floor_cpu_loss(o->loss_ms, &f->la);
 	floor_pin(o->cpu_b);
@@ -457,12 +458,16 @@ static void print_json(const struct floor_opts *o, const struct floor_figs *f)
 {
 	printf("{\"cpus\": [%d, %d], \"size_mb\": %u, \"rtt_ns\": %.1f, \"dram_ns\": %.1f, "
 	       "\"copy4k_ns\": %.1f, \"copy4k_memcpy_ns\": %.1f, \"copy4k_per_s\": %.0f, "
+	       "\"copy4k_top_trial_per_s\": %.0f, \"copy4k_look\": %u, \"copy4k_hint\": \"%s\", "
+	       "\"copy4k_block_first\": %s, "
 	       "\"qd1_4k_floor_ns\": %.1f, "
 	       "\"qd1_4k_max_iops\": %.0f, \"ring_qd1_4k_ns\": %.1f, "
 	       "\"ring_qd1_4k_max_iops\": %.0f, \"ring_qd1_virtio_4k_ns\": %.1f, "
 	       "\"ring_qd1_virtio_4k_max_iops\": %.0f, ",
 	       o->cpu_a, o->cpu_b, o->size_mb, f->rtt, f->dram, f->copy, f->copy_memcpy, f->rate,
-	       f->qd1, 1e9 / f->qd1, f->ring, 1e9 / f->ring, f->ring_virtio, 1e9 / f->ring_virtio);
+	       f->copy_res.top_trial, f->copy_res.look, floor_pf_name(f->copy_res.pf),
+	       f->copy_res.pf_first ? "true" : "false", f->qd1, 1e9 / f->qd1, f->ring,
+	       1e9 / f->ring, f->ring_virtio, 1e9 / f->ring_virtio);
 	for (unsigned i = 0; i < NRING; i++)
 		printf("\"ring_qd%u_4k_per_s\": %.0f, \"ring_qd%u_look\": %u, "
 		       "\"ring_qd%u_publish_every\": %u, \"ring_qd%u_hint\": \"%s\", "
@@ -486,7 +491,10 @@ static void print_text(const struct floor_opts *o, const struct floor_figs *f)
 	printf("  random 4 KiB copy, one at a time     %8.1f ns (memcpy alone %.1f ns; with the\n"
 	       "                                       block's lines asked for first %.1f ns)\n",
 	       f->copy, f->copy_memcpy, f->copy_first);
-	printf("  random 4 KiB copies, overlapped      %8.2f M/s (one core)\n", f->rate / 1e6);
+	printf("  random 4 KiB copies, overlapped      %8.2f M/s (one core; look-ahead %u, %s%s;\n"
+	       "                                       fastest trial of the pick %.2f M/s)\n",
+	       f->rate / 1e6, f->copy_res.look, floor_pf_name(f->copy_res.pf),
+	       f->copy_res.pf_first ? ", block asked for first" : "", f->copy_res.top_trial / 1e6);
 	printf("  => 4 KiB read QD1 floor (round trip + copy) %.1f ns = at most %.0f IOPS\n",
 	       f->qd1, 1e9 / f->qd1);
 	printf("  bare split-ring backend, 4 KiB read QD1 (rings, header, copy, status only) "

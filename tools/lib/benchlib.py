@@ -272,8 +272,10 @@ def ring_floor_note(iops, qd, fl, share=0.85):
     copy = fl.get("copy4k_per_s") if fl else None
     if not ring or not copy or not iops:
         return None
+    # one floor sample: the ring and the copy measured seconds apart, and the VM's speed
+    # swings within seconds; tools/bench-turns compares them in turns of one run
     verdict = ("within it" if ring >= share * copy else
-               "beyond it: no split-ring backend reaches it on this machine")
+               "beyond it in this floor sample (ring and copy measured seconds apart)")
     return (f"{100 * iops / ring:.1f}% of the bare split-ring QD{qd} floor {fmt_iops(ring)}/s, "
             f"which is {100 * ring / copy:.1f}% of the copy rate ({100 * share:.0f}% of the copy "
             f"rate is {verdict})")
