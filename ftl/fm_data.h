@@ -3,7 +3,9 @@
  * fm_data.h - the data movers every model (nossd.c, bbssd.c) uses to copy
  * between a request's host-virtual segments (struct fm_req's iov) and the
  * device's data region, where byte offset o of the device lives at data + o.
- * No timing, no state.  Not part of the transport's contract.
+ * No timing, no state.  A transport uses only fm_data_read() and
+ * fm_data_prefetch(), for the reads of a model with a flat read region
+ * (struct fm_model's flat_read).
  */
 #ifndef FM_DATA_H
 #define FM_DATA_H

@@ -124,6 +124,16 @@ struct fm_snap; /* ftl/fm_snap.h */
 struct fm_model {
 	const struct fm_model_ops *ops; /* set by create() */
 	/*
+	 * Non-NULL when every read of the model is a plain copy out of this
+	 * region (device byte offset o at flat_read + o), complete at once, no
+	 * model state read or written (NoSSD): a transport may then copy a
+	 * read itself (fm_data_read()) and hint it (fm_data_prefetch()) instead
+	 * of calling submit() and prefetch(); NULL for any other model.  Set by
+	 * create(), constant after.  Writes and every other operation still go
+	 * through submit().
+	 */
+	const void *flat_read;
+	/*
 	 * An image snapshot in progress (ftl/fm_snap.h), NULL otherwise: the
 	 * model calls fm_snap_before_write() before it changes data.  Set and
 	 * cleared by the daemon only while every poller is parked.

@@ -50,6 +50,7 @@ static int nossd_create(struct fm_model_config *cfg, void *data, struct fm_model
 		return -ENOMEM;
 	}
 	n->base.ops = &fm_nossd_ops;
+	n->base.flat_read = data; /* a read is fm_data_read() at once, whatever undo does */
 	n->data = data;
 	n->capacity = cfg->capacity_bytes;
 	n->undo = cfg->undo;

@@ -8,6 +8,7 @@
 
 #include <rte_byteorder.h>
 
+#include "ftl/fm_data.h"
 #include "pmd/blk_req.h"
 
 #define SECTOR_SHIFT 9
@@ -67,7 +68,12 @@ static void exec_rw(const struct pmd_blk_target *t, const struct pmd_chain *c, b
 	}
 	req.iov = is_read ? &c->iov[c->nrd] : c->iov;
 	req.iovcnt = is_read ? c->nwr : c->nrd;
-	submit(t, &req, now, d);
+	if (is_read && t->flat_read != NULL) {
+		fm_data_read(t->flat_read, &req); /* what the model's submit() would do */
+		d->status = VIRTIO_BLK_S_OK;
+	} else {
+		submit(t, &req, now, d);
+	}
 	if (d->status != VIRTIO_BLK_S_OK)
 		return;
 	if (is_read) {
@@ -207,5 +213,8 @@ void pmd_blk_req_prefetch(const struct pmd_blk_target *t, const struct pmd_chain
 	if (t->ops->prefetch == NULL || h->data_len == 0 ||
 	    !range_ok(t, h->sector, h->data_len, &offset))
 		return;
-	t->ops->prefetch(t->model, op, offset, h->data_len);
+	if (op == FM_OP_READ && t->flat_read != NULL)
+		fm_data_prefetch(t->flat_read, offset, h->data_len, false);
+	else
+		t->ops->prefetch(t->model, op, offset, h->data_len);
 }

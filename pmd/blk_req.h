@@ -36,6 +36,12 @@ struct pmd_blk_target {
 	char serial[PMD_SERIAL_LEN]; /* not NUL terminated when 20 bytes long */
 	const struct fm_model_ops *ops;
 	struct fm_model *model;
+	/*
+	 * model->flat_read, kept here: non-NULL, reads are copied out of it
+	 * here (fm_data_read()) and hinted here (fm_data_prefetch()), without
+	 * the model's submit() and prefetch().
+	 */
+	const void *flat_read;
 };
 
 /* Outcome of one request. */

@@ -25,7 +25,8 @@
  *
  * Copy phases: with $FEMUD_AB_COPY=bytes (e.g. 4096) the variant's phases
  * serve no queue; the poller reads that many bytes at random offsets of
- * its first queue's device straight through the model (submit(), with the
+ * its first queue's device straight through the model (submit(), or for a
+ * model with a flat read region fm_data_read() as serving does, with the
  * look-ahead hints a sweep gives: first half PMD_VQ_LOOKAHEAD ahead, the
  * rest PMD_VQ_HINT_REST_AHEAD ahead, FM_REQ_PREFETCHED) into rotating
  * buffers ($FEMUD_AB_COPY_SLOTS of them, default 32 as femu-floor's copy

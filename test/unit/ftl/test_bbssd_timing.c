@@ -74,6 +74,8 @@ Test(bbssd_timing, tutorial_geometry)
 	cr_assert_eq(p->nluns, 8);
 	cr_assert_eq(p->pg_rd_lat, 40 * US);
 	cr_assert_eq(p->pg_wr_lat, 200 * US);
+	/* reads have latencies and a mapping: not plain copies a transport may do itself */
+	cr_assert_null(dev.model->flat_read, "BlackBox claims a flat read region");
 }
 
 Test(bbssd_timing, read_4k_is_pg_rd_lat)

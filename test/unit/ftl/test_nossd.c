@@ -160,3 +160,19 @@ Test(nossd, registered_as_femu_mode_2)
 	cr_assert_eq(fm_model_find(2), &fm_nossd_ops);
 	cr_assert_null(fm_model_find(0));
 }
+
+/*
+ * NoSSD's reads are plain copies of its data region: it says so (flat_read),
+ * and a write through submit() is what a read of that region then returns.
+ */
+Test(nossd, flat_read_is_the_data_region_writes_land_there, .init = setup, .fini = teardown)
+{
+	uint8_t w[1024];
+	struct fm_iov wi[1] = {{w, sizeof(w)}};
+
+	cr_assert_eq(m->flat_read, data, "NoSSD's flat read region is not its data");
+	for (size_t i = 0; i < sizeof(w); i++)
+		w[i] = (uint8_t)(i ^ 0x5a);
+	cr_assert_eq(rw(FM_OP_WRITE, 8192, wi, 1), FM_S_OK);
+	cr_assert(memcmp((const uint8_t *)m->flat_read + 8192, w, sizeof(w)) == 0);
+}

@@ -525,3 +525,98 @@ Test(blk_req, prefetch_hint_ignored_when_not_servable)
 	hint(VIRTIO_BLK_T_IN, 0, 512);
 	cr_assert_eq(m.npf, 1);
 }
+
+/*
+ * A model with a flat read region (fm_model.h flat_read, NoSSD): reads are
+ * copied out of it here and hinted here, with the model's submit() and
+ * prefetch() left out; writes and the other types still reach the model.
+ */
+static uint8_t flat[CAP];
+
+static void flat_setup(void)
+{
+	for (size_t i = 0; i < sizeof(flat); i++)
+		flat[i] = (uint8_t)(i * 7 + i / 4096);
+	t.flat_read = flat;
+}
+
+Test(blk_req, flat_read_is_copied_without_the_model)
+{
+	flat_setup();
+	hdr(VIRTIO_BLK_T_IN, 8);
+	wr_data(4096);
+	exec();
+	cr_assert_eq(d.status, VIRTIO_BLK_S_OK);
+	cr_assert_eq(m.calls, 0, "the read reached the model's submit()");
+	cr_assert(memcmp(buf, flat + 8 * 512, 4096) == 0, "not the region's bytes at sector 8");
+	cr_assert_eq(buf[4096], 0xee, "copied past the data buffer");
+	cr_assert_eq(d.used_len, 4097);
+	cr_assert_eq(d.rd_bytes, 4096);
+	cr_assert_eq(d.due_ns, NOW);
+}
+
+Test(blk_req, flat_read_over_two_segments_and_the_last_sector)
+{
+	static uint8_t second[512];
+
+	flat_setup();
+	hdr(VIRTIO_BLK_T_IN, CAP / 512 - 2);
+	wr_data(512);
+	c.iov[1].base = second;
+	c.iov[1].len = 512;
+	c.nwr++;
+	c.wr_len += 512;
+	exec();
+	cr_assert_eq(d.status, VIRTIO_BLK_S_OK);
+	cr_assert(memcmp(buf, flat + CAP - 1024, 512) == 0);
+	cr_assert(memcmp(second, flat + CAP - 512, 512) == 0);
+	cr_assert_eq(d.used_len, 1025);
+	cr_assert_eq(m.calls, 0);
+}
+
+Test(blk_req, flat_read_out_of_range_is_ioerr_and_copies_nothing)
+{
+	flat_setup();
+	hdr(VIRTIO_BLK_T_IN, CAP / 512 - 7); /* 4 KiB from 3.5 KiB before the end */
+	wr_data(4096);
+	exec();
+	cr_assert_eq(d.status, VIRTIO_BLK_S_IOERR);
+	cr_assert_eq(d.used_len, 1);
+	for (size_t i = 0; i < sizeof(buf); i++)
+		cr_assert_eq(buf[i], 0xee, "byte %zu written by a refused read", i);
+	hdr(VIRTIO_BLK_T_IN, UINT64_MAX / 8); /* the byte offset overflows */
+	exec();
+	cr_assert_eq(d.status, VIRTIO_BLK_S_IOERR);
+	cr_assert_eq(m.calls, 0);
+}
+
+Test(blk_req, flat_read_model_still_gets_writes_and_flushes)
+{
+	static uint8_t src[512];
+
+	flat_setup();
+	hdr(VIRTIO_BLK_T_OUT, 4);
+	rd_data(src, 512);
+	exec();
+	cr_assert_eq(d.status, VIRTIO_BLK_S_OK);
+	cr_assert_eq(m.calls, 1);
+	cr_assert_eq(m.req[0].op, FM_OP_WRITE);
+	memset(&c, 0, sizeof(c));
+	hdr(VIRTIO_BLK_T_FLUSH, 0);
+	exec();
+	cr_assert_eq(m.calls, 2);
+	cr_assert_eq(m.req[1].op, FM_OP_FLUSH);
+}
+
+Test(blk_req, flat_read_hints_stay_here_write_hints_reach_the_model)
+{
+	flat_setup();
+	t.ops = &fake_model_pf_ops;
+	hint(VIRTIO_BLK_T_IN, 3, 4096);
+	hint(VIRTIO_BLK_T_IN, CAP / 512, 512); /* one past the end: nothing, no fault */
+	cr_assert_eq(m.npf, 0, "a flat read's hint reached the model's prefetch()");
+	hint(VIRTIO_BLK_T_OUT, 8, 512);
+	cr_assert_eq(m.npf, 1);
+	cr_assert_eq(m.pf[0].op, FM_OP_WRITE);
+	cr_assert_eq(m.calls, 0);
+}
