@@ -104,4 +104,5 @@ bad other_bs "--bs" --bs 512
 bad same_cpus "--bench-cpu" --target-cpu 1 --bench-cpu 1
 bad short_slice "--slice" --slice 0.01
 bad zero_turns "--turns" --turns 0
+bad ring_qd_too_deep "--no-ring" --qd 300
 finish
