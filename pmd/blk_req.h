@@ -36,12 +36,6 @@ struct pmd_blk_target {
 	char serial[PMD_SERIAL_LEN]; /* not NUL terminated when 20 bytes long */
 	const struct fm_model_ops *ops;
 	struct fm_model *model;
-	/*
-	 * model->flat_read, kept here: non-NULL, reads are copied out of it
-	 * here (fm_data_read()) and hinted here (fm_data_prefetch()), without
-	 * the model's submit() and prefetch().
-	 */
-	const void *flat_read;
 };
 
 /* Outcome of one request. */
@@ -62,9 +56,20 @@ void pmd_blk_req_exec(const struct pmd_blk_target *t, const struct pmd_chain *c,
 		      enum pmd_chain_result parsed, uint64_t now_ns, struct pmd_blk_done *done);
 
 /*
+ * Hand req to t's model (its submit()), or, for a read of a model with a
+ * flat read region (struct fm_model's flat_read), copy it out of that region
+ * here with fm_data_read(): what submit() would do, without the call through
+ * the ops table.  The model's status; *due_ns its completion time (now_ns for
+ * a flat read).  req must lie inside the device.
+ */
+enum fm_status pmd_blk_req_submit(const struct pmd_blk_target *t, const struct fm_req *req,
+				  uint64_t now_ns, uint64_t *due_ns);
+
+/*
  * Hand the model a prefetch hint for a read or write request peeked ahead
  * (see pmd_chain_peek()) when the model has a prefetch op and the hinted
- * range lies inside the device; any other hint is ignored.
+ * range lies inside the device; any other hint is ignored.  A read of a
+ * model with a flat read region is hinted here (fm_data_prefetch()).
  */
 void pmd_blk_req_prefetch(const struct pmd_blk_target *t, const struct pmd_chain_hint *h);
 

@@ -70,7 +70,6 @@ unsigned pmd_ab_summarize(const uint64_t *dur, const uint8_t *on, unsigned n,
 #include <rte_branch_prediction.h>
 #include <rte_cycles.h>
 
-#include "ftl/fm_data.h"
 #include "ftl/fm_model.h"
 #include "pmd/blk_req.h"
 #include "pmd/vq.h"
@@ -196,10 +195,7 @@ void pmd_ab_copy_phase(const struct pmd_blk_target *t)
 		ab_copy_hint(t, off[ahead], 0, first);
 		if (i + PMD_VQ_HINT_REST_AHEAD >= PMD_VQ_LOOKAHEAD)
 			ab_copy_hint(t, off[rest], first, len - first);
-		if (t->flat_read != NULL) /* as the serving path reads a flat model (blk_req.c) */
-			fm_data_read(t->flat_read, &req);
-		else
-			t->ops->submit(t->model, &req, now, &due);
+		pmd_blk_req_submit(t, &req, now, &due);
 	}
 	pmd_ab_served(FEMUD_AB_PHASE);
 }

@@ -1081,7 +1081,6 @@ int pmd_blk_create(const struct pmd_blk_params *params, const struct fm_model_op
 	memcpy(dev->target.serial, params->serial, PMD_SERIAL_LEN);
 	dev->target.ops = ops;
 	dev->target.model = model;
-	dev->target.flat_read = model->flat_read;
 	pmd_blk_config_init(&dev->cfg, params);
 
 	pthread_mutex_lock(&ctl_lock);

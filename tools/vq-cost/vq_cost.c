@@ -545,7 +545,6 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	t.capacity = cfg.capacity_bytes;
-	t.flat_read = t.model->flat_read; /* as pmd_blk.c fills a device's target */
 	if (ring_init(&r, &o) != 0 || (q = make_queue(&r, &t)) == NULL) {
 		fprintf(stderr, "vq-cost: out of memory\n");
 		return 1;

@@ -537,7 +537,7 @@ static void flat_setup(void)
 {
 	for (size_t i = 0; i < sizeof(flat); i++)
 		flat[i] = (uint8_t)(i * 7 + i / 4096);
-	t.flat_read = flat;
+	m.base.flat_read = flat;
 }
 
 Test(blk_req, flat_read_is_copied_without_the_model)
