@@ -18,7 +18,9 @@
 #define PMD_VQ_CHAIN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <linux/virtio_blk.h>
 #include <linux/virtio_ring.h>
@@ -133,9 +135,19 @@ void pmd_chain_touch(struct rte_vhost_memory *mem, const struct pmd_chain_ring *
 static inline void pmd_chain_peek_touched(const struct pmd_chain_touched *t,
 					  struct pmd_chain_hint *h)
 {
-	h->type = rte_le_to_cpu_32(t->hdr->type);
-	h->sector = rte_le_to_cpu_64(t->hdr->sector);
-	h->data_len = t->next != NULL ? rte_le_to_cpu_32(t->next->len) : 0;
+	/* guest addresses need not be aligned (an indirect table at an odd address) */
+	const uint8_t *hdr = (const uint8_t *)(uintptr_t)t->hdr;
+	uint32_t type, len = 0;
+	uint64_t sector;
+
+	memcpy(&type, hdr + offsetof(struct virtio_blk_outhdr, type), sizeof(type));
+	memcpy(&sector, hdr + offsetof(struct virtio_blk_outhdr, sector), sizeof(sector));
+	if (t->next != NULL)
+		memcpy(&len, (const uint8_t *)t->next + offsetof(struct vring_desc, len),
+		       sizeof(len));
+	h->type = rte_le_to_cpu_32(type);
+	h->sector = rte_le_to_cpu_64(sector);
+	h->data_len = rte_le_to_cpu_32(len);
 }
 
 /*
