@@ -1048,22 +1048,25 @@ struct copy_cfg {
 /* floor_copy4k_rate(n): each trial of the pick copies n / this many blocks. */
 #define COPY_PICK_SHARE 8
 
-/* Every variant copy4k_pick() tries: no hint, or each hint 1, 2 or 4 copies ahead. */
+/* The look-ahead distances copy4k_pick() tries with each hint. */
+static const unsigned copy_looks[] = {1, 2, 4};
+#define COPY_NLOOKS (sizeof(copy_looks) / sizeof(copy_looks[0]))
+/* With and without the block asked for first: no hint, or each hint at each distance. */
+#define COPY_VARIANTS (2 * (1 + COPY_NLOOKS * (FLOOR_PF_COUNT - 1)))
+
+/* Every variant copy4k_pick() tries (COPY_VARIANTS of them). */
 static unsigned copy_variants(struct copy_cfg *v)
 {
-	static const unsigned looks[] = {1, 2, 4};
 	unsigned nv = 0;
 
 	for (int c = 0; c < 2; c++) {
 		v[nv++] = (struct copy_cfg){0, FLOOR_PF_NONE, c};
-		for (unsigned k = 0; k < sizeof(looks) / sizeof(looks[0]); k++)
+		for (unsigned k = 0; k < COPY_NLOOKS; k++)
 			for (int pf = FLOOR_PF_NONE + 1; pf < FLOOR_PF_COUNT; pf++)
-				v[nv++] = (struct copy_cfg){looks[k], pf, c};
+				v[nv++] = (struct copy_cfg){copy_looks[k], pf, c};
 	}
 	return nv;
 }
-
-#define COPY_VARIANTS (2 * (1 + 3 * (FLOOR_PF_COUNT - 1)))
 
 /*
  * Pick the copy's hints: every variant copies the same n blocks, in
