@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include <rte_byteorder.h>
+#include <rte_atomic.h>
 #include <rte_common.h>
 #include <rte_prefetch.h>
 
@@ -41,16 +42,18 @@ static void walk_fail(struct chain_walk *w, const char *why)
 	w->bad = true;
 }
 
-/* Read a descriptor once; the guest may rewrite it at any time. */
+/*
+ * Read a descriptor once; the guest may rewrite it at any time.  Copied out
+ * by bytes: an indirect table may sit at any guest address (virtio 1.1 sets
+ * no alignment for it).  The barrier keeps the compiler from reading the
+ * guest's copy again later in place of d.
+ */
 static struct vring_desc desc_read(const struct vring_desc *tbl, uint32_t i)
 {
-	const volatile struct vring_desc *v = &tbl[i];
 	struct vring_desc d;
 
-	d.addr = v->addr;
-	d.len = v->len;
-	d.flags = v->flags;
-	d.next = v->next;
+	memcpy(&d, (const uint8_t *)tbl + (size_t)i * sizeof(d), sizeof(d));
+	rte_compiler_barrier();
 	return d;
 }
 
