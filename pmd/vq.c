@@ -424,9 +424,10 @@ static void vq_prefetch(struct pmd_vq *q, uint16_t idx, bool split)
 		return;
 	s->idx = idx;
 	if (split && h.type == VIRTIO_BLK_T_IN && h.data_len > PMD_VQ_HINT_SPLIT_BYTES) {
-		s->rest = h;
-		s->rest.sector += PMD_VQ_HINT_SPLIT_BYTES / 512;
-		s->rest.data_len -= PMD_VQ_HINT_SPLIT_BYTES;
+		/* field by field: a struct copy loads h wider than it was stored (no forwarding) */
+		s->rest.type = h.type;
+		s->rest.sector = h.sector + PMD_VQ_HINT_SPLIT_BYTES / 512;
+		s->rest.data_len = h.data_len - PMD_VQ_HINT_SPLIT_BYTES;
 		s->state = VQ_HINT_FIRST;
 		h.data_len = PMD_VQ_HINT_SPLIT_BYTES;
 	} else {
