@@ -8,9 +8,6 @@
 
 #include "ftl/fm_data.h"
 
-/* Cache line size assumed by the prefetches, bytes. */
-#define FM_DATA_LINE 64
-
 #ifdef FEMUD_COST_BREAKDOWN
 #include <x86intrin.h>
 __attribute__((weak)) __thread uint64_t fm_data_copy_ticks; /* see fm_model.h */
@@ -28,27 +25,13 @@ static inline uint64_t copy_now(void)
 #define COPY_END() ((void)0)
 #endif
 
-/*
- * prefetcht1 of every line of the first FM_DATA_PREFETCH_MAX bytes of
- * [p, p + len): the whole block's misses at once.  Always inlined: GCC 12
- * finds a function that only prefetches free of side effects, and where it
- * does not inline it (a second loop was enough) it deletes the call.
- */
-static inline __attribute__((always_inline)) void data_prefetch_l2(const uint8_t *p, uint64_t len)
-{
-	if (len > FM_DATA_PREFETCH_MAX)
-		len = FM_DATA_PREFETCH_MAX;
-	for (uint64_t off = 0; off < len; off += FM_DATA_LINE)
-		__builtin_prefetch(p + off, 0, 2);
-}
-
 void fm_data_read(const void *data, const struct fm_req *req)
 {
 	const uint8_t *src = (const uint8_t *)data + req->offset;
 	COPY_BEGIN();
 
 	if (req->len > FM_DATA_READ_PREFETCH_MIN && !(req->flags & FM_REQ_PREFETCHED))
-		data_prefetch_l2(src, req->len);
+		fm_data_prefetch_l2(src, req->len);
 
 	for (uint32_t i = 0; i < req->iovcnt; i++) {
 		memcpy(req->iov[i].base, src, req->iov[i].len);
@@ -91,6 +74,6 @@ void fm_data_prefetch(const void *data, uint64_t offset, uint64_t len, bool for_
 		for (off = 0; off < len; off += FM_DATA_LINE)
 			__builtin_prefetch(p + off, 0, 3); /* prefetcht0: first level */
 	} else {
-		data_prefetch_l2(p, len);
+		fm_data_prefetch_l2(p, len);
 	}
 }

@@ -11,8 +11,8 @@
 #include "ftl/fm_data.h"
 #include "pmd/blk_req.h"
 
-#define SECTOR_SHIFT 9
-#define SECTOR_SIZE (1u << SECTOR_SHIFT)
+#define SECTOR_SHIFT PMD_BLK_SECTOR_SHIFT
+#define SECTOR_SIZE PMD_BLK_SECTOR_SIZE
 
 static uint8_t status_of(enum fm_status s)
 {
@@ -24,16 +24,6 @@ static uint8_t status_of(enum fm_status s)
 	default:
 		return VIRTIO_BLK_S_IOERR;
 	}
-}
-
-/* Byte range of [sector, +len) if it lies inside the device, else false. */
-static bool range_ok(const struct pmd_blk_target *t, uint64_t sector, uint64_t len,
-		     uint64_t *offset)
-{
-	if (sector > (UINT64_MAX >> SECTOR_SHIFT))
-		return false;
-	*offset = sector << SECTOR_SHIFT;
-	return len <= t->capacity && *offset <= t->capacity - len;
 }
 
 /* pmd_blk_req_submit(), inlined into the request path. */
@@ -81,7 +71,7 @@ static void exec_rw(const struct pmd_blk_target *t, const struct pmd_chain *c, b
 		return;
 	/* a zero-length descriptor is no buffer at all: never a silent OK */
 	if (c->nempty != 0 || stray != 0 || len % SECTOR_SIZE != 0 ||
-	    !range_ok(t, rte_le_to_cpu_64(c->hdr.sector), len, &req.offset))
+	    !pmd_blk_range_ok(t, rte_le_to_cpu_64(c->hdr.sector), len, &req.offset))
 		return;
 	if (len == 0) {
 		d->status = VIRTIO_BLK_S_OK;
@@ -149,7 +139,7 @@ static uint8_t dwz_check(const struct pmd_blk_target *t, const struct pmd_chain 
 			return VIRTIO_BLK_S_UNSUPP;
 		segs[i].len = (uint64_t)num << SECTOR_SHIFT;
 		if (num > PMD_BLK_MAX_DWZ_SECTORS ||
-		    !range_ok(t, rte_le_to_cpu_64(s.sector), segs[i].len, &segs[i].offset))
+		    !pmd_blk_range_ok(t, rte_le_to_cpu_64(s.sector), segs[i].len, &segs[i].offset))
 			return VIRTIO_BLK_S_IOERR;
 	}
 	*nsegs = n;
@@ -181,8 +171,8 @@ static void exec_dwz(const struct pmd_blk_target *t, const struct pmd_chain *c, 
 	}
 }
 
-void pmd_blk_req_exec(const struct pmd_blk_target *t, const struct pmd_chain *c,
-		      enum pmd_chain_result parsed, uint64_t now_ns, struct pmd_blk_done *d)
+void pmd_blk_req_exec_any(const struct pmd_blk_target *t, const struct pmd_chain *c,
+			  enum pmd_chain_result parsed, uint64_t now_ns, struct pmd_blk_done *d)
 {
 	d->status = VIRTIO_BLK_S_IOERR;
 	d->used_len = 1;
@@ -227,7 +217,7 @@ void pmd_blk_req_prefetch(const struct pmd_blk_target *t, const struct pmd_chain
 	else
 		return;
 	if (t->ops->prefetch == NULL || h->data_len == 0 ||
-	    !range_ok(t, h->sector, h->data_len, &offset))
+	    !pmd_blk_range_ok(t, h->sector, h->data_len, &offset))
 		return;
 	if (op == FM_OP_READ && t->model->flat_read != NULL)
 		fm_data_prefetch(t->model->flat_read, offset, h->data_len, false);

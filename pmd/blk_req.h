@@ -14,9 +14,16 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_byteorder.h>
+
+#include "ftl/fm_data.h"
 #include "ftl/fm_model.h"
 #include "pmd/pmd.h"
 #include "pmd/vq_chain.h"
+
+/* virtio-blk's sector: the unit of a request's sector field. */
+#define PMD_BLK_SECTOR_SHIFT 9
+#define PMD_BLK_SECTOR_SIZE (1u << PMD_BLK_SECTOR_SHIFT) /* bytes */
 
 /* Limits advertised in the config space and enforced per request. */
 /*
@@ -48,12 +55,78 @@ struct pmd_blk_done {
 };
 
 /*
+ * Byte offset of the device range [sector, + len bytes) in *offset; false
+ * when the range does not lie inside the device (or its offset overflows).
+ */
+static inline bool pmd_blk_range_ok(const struct pmd_blk_target *t, uint64_t sector, uint64_t len,
+				    uint64_t *offset)
+{
+	if (sector > (UINT64_MAX >> PMD_BLK_SECTOR_SHIFT))
+		return false;
+	*offset = sector << PMD_BLK_SECTOR_SHIFT;
+	return len <= t->capacity && *offset <= t->capacity - len;
+}
+
+/* pmd_blk_req_exec() for any request; see there. */
+void pmd_blk_req_exec_any(const struct pmd_blk_target *t, const struct pmd_chain *c,
+			  enum pmd_chain_result parsed, uint64_t now_ns, struct pmd_blk_done *done);
+
+/*
+ * Serve c at once if it is the commonest request of a model with a flat
+ * read region (struct fm_model's flat_read, NoSSD): an accepted IN request
+ * with its data in one device-writable segment, no readable data, no empty
+ * descriptor, a whole number of sectors inside the device.  false: not such
+ * a request, nothing done.  What pmd_blk_req_exec_any() does for it, without
+ * its calls (request build, model_submit(), fm_data_read()): those measured
+ * 2.1% of 4 KiB randread QD128 (in-run A/B).
+ */
+static inline __attribute__((always_inline)) bool
+pmd_blk_req_flat_read(const struct pmd_blk_target *t, const struct pmd_chain *c,
+		      enum pmd_chain_result parsed, uint64_t now_ns, struct pmd_blk_done *d)
+{
+	const void *flat = t->model->flat_read;
+	uint64_t len = c->wr_len, offset;
+
+	if (flat == NULL || parsed != PMD_CHAIN_OK ||
+	    rte_le_to_cpu_32(c->hdr.type) != VIRTIO_BLK_T_IN || c->nwr != 1 || c->nrd != 0 ||
+	    c->rd_len != 0 || c->nempty != 0 || len == 0 || len % PMD_BLK_SECTOR_SIZE != 0 ||
+	    !pmd_blk_range_ok(t, rte_le_to_cpu_64(c->hdr.sector), len, &offset))
+		return false;
+#ifdef FEMUD_COST_BREAKDOWN
+	{ /* the timed mover: the breakdown's copy share stays measured */
+		const struct fm_req req = {.op = FM_OP_READ,
+					   .flags = c->fm_flags & FM_REQ_PREFETCHED,
+					   .offset = offset,
+					   .len = len,
+					   .iov = c->iov,
+					   .iovcnt = 1};
+
+		fm_data_read(flat, &req);
+	}
+#else
+	fm_data_read_seg(flat, offset, c->iov[0].base, len, c->fm_flags & FM_REQ_PREFETCHED);
+#endif
+	d->status = VIRTIO_BLK_S_OK;
+	d->used_len = 1 + (uint32_t)len;
+	d->due_ns = now_ns;
+	d->rd_bytes = len;
+	d->wr_bytes = 0;
+	return true;
+}
+
+/*
  * Execute a chain that pmd_chain_parse() accepted (PMD_CHAIN_OK) or
  * answer one it rejected (PMD_CHAIN_IOERR).  Does not write the status
- * byte: the caller does at completion time.
+ * byte: the caller does at completion time.  Inline: a flat read
+ * (pmd_blk_req_flat_read()) is served in the caller.
  */
-void pmd_blk_req_exec(const struct pmd_blk_target *t, const struct pmd_chain *c,
-		      enum pmd_chain_result parsed, uint64_t now_ns, struct pmd_blk_done *done);
+static inline __attribute__((always_inline)) void
+pmd_blk_req_exec(const struct pmd_blk_target *t, const struct pmd_chain *c,
+		 enum pmd_chain_result parsed, uint64_t now_ns, struct pmd_blk_done *done)
+{
+	if (!pmd_blk_req_flat_read(t, c, parsed, now_ns, done))
+		pmd_blk_req_exec_any(t, c, parsed, now_ns, done);
+}
 
 /*
  * Hand req to t's model (its submit()), or, for a read of a model with a

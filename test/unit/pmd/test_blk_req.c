@@ -620,3 +620,81 @@ Test(blk_req, flat_read_hints_stay_here_write_hints_reach_the_model)
 	cr_assert_eq(m.pf[0].op, FM_OP_WRITE);
 	cr_assert_eq(m.calls, 0);
 }
+
+/*
+ * The inline flat read (pmd_blk_req_flat_read(), taken by pmd_blk_req_exec())
+ * answers every request it takes as the general path (pmd_blk_req_exec_any())
+ * does: same status, used length, byte counts, due time and bytes in the
+ * buffers, over random IN requests around its limits (segments, lengths,
+ * sectors near and past the end, readable data, empty descriptors, a
+ * rejected parse); and it takes only those it should.
+ */
+Test(blk_req, flat_read_inline_answers_as_the_general_path)
+{
+	static uint8_t a[3][4096], b[3][4096];
+	uint64_t seed = 99;
+	unsigned fast = 0, general = 0;
+
+	flat_setup();
+	for (int iter = 0; iter < 20000; iter++) {
+		struct pmd_blk_done da, db;
+		struct pmd_chain ca;
+		unsigned k, nseg = 1 + (rnd(&seed) % 8 == 0 ? rnd(&seed) % 3 : 0);
+		enum pmd_chain_result parsed = rnd(&seed) % 16 ? PMD_CHAIN_OK : PMD_CHAIN_IOERR;
+		bool took;
+
+		memset(&c, 0, sizeof(c));
+		hdr(rnd(&seed) % 8 ? VIRTIO_BLK_T_IN : VIRTIO_BLK_T_OUT, rnd_sector(&seed));
+		if (rnd(&seed) % 16 == 0)
+			rd_data(a[2], 512);
+		for (k = 0; k < nseg; k++) {
+			uint32_t len = rnd(&seed) % 8 ? 512 * (uint32_t)(1 + rnd(&seed) % 8)
+						      : (uint32_t)(rnd(&seed) % 4097);
+
+			c.iov[c.nrd + c.nwr].base = a[k];
+			c.iov[c.nrd + c.nwr].len = len;
+			c.nwr++;
+			c.wr_len += len;
+		}
+		c.nempty = rnd(&seed) % 16 == 0;
+		c.fm_flags = rnd(&seed) & 1 ? FM_REQ_PREFETCHED : 0;
+		ca = c;
+		memset(a, 0xa5, sizeof(a));
+		memset(b, 0xa5, sizeof(b));
+		memset(&da, 0x5a, sizeof(da));
+		memset(&db, 0x5a, sizeof(db));
+		pmd_blk_req_exec(&t, &c, parsed, NOW, &da);
+		/* the general path on the same chain, its segments moved to b */
+		for (k = 0; k < c.nrd + c.nwr; k++)
+			for (unsigned j = 0; j < 3; j++)
+				if (ca.iov[k].base == a[j])
+					ca.iov[k].base = b[j];
+		pmd_blk_req_exec_any(&t, &ca, parsed, NOW, &db);
+		cr_assert_eq(da.status, db.status, "iteration %d", iter);
+		cr_assert_eq(da.used_len, db.used_len, "iteration %d", iter);
+		cr_assert_eq(da.due_ns, db.due_ns);
+		cr_assert_eq(da.rd_bytes, db.rd_bytes);
+		cr_assert_eq(da.wr_bytes, db.wr_bytes);
+		cr_assert(memcmp(a, b, sizeof(a)) == 0, "iteration %d: buffers differ", iter);
+		took = pmd_blk_req_flat_read(&t, &c, parsed, NOW, &da);
+		cr_assert_eq(took,
+			     parsed == PMD_CHAIN_OK && c.hdr.type == VIRTIO_BLK_T_IN &&
+				 c.nwr == 1 && c.nrd == 0 && c.nempty == 0 && c.wr_len != 0 &&
+				 c.wr_len % 512 == 0 && c.hdr.sector <= CAP / 512 &&
+				 c.wr_len <= CAP - c.hdr.sector * 512,
+			     "iteration %d", iter);
+		if (took)
+			fast++;
+		else
+			general++;
+	}
+	cr_assert_gt(fast, 1000);
+	cr_assert_gt(general, 1000);
+	cr_assert_eq(m.calls, 0, "a read reached the model's submit()");
+	m.base.flat_read = NULL;
+	memset(&c, 0, sizeof(c));
+	hdr(VIRTIO_BLK_T_IN, 0);
+	wr_data(4096);
+	cr_assert_not(pmd_blk_req_flat_read(&t, &c, PMD_CHAIN_OK, NOW, &d),
+		      "taken for a model without a flat read region");
+}
