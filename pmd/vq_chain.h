@@ -24,6 +24,7 @@
 
 #include <linux/virtio_blk.h>
 #include <linux/virtio_ring.h>
+#include <rte_atomic.h>
 #include <rte_byteorder.h>
 #include <rte_vhost.h>
 
@@ -75,16 +76,6 @@ struct pmd_chain_ring {
 };
 
 /*
- * Walk the chain starting at head.  mem is the guest memory map.  On
- * PMD_CHAIN_OK c describes the request; on PMD_CHAIN_IOERR c->status is the
- * byte to answer and c->why says what was wrong; on PMD_CHAIN_BROKEN
- * c->status is NULL and c->why says why.
- */
-enum pmd_chain_result pmd_chain_parse(struct rte_vhost_memory *mem,
-				      const struct pmd_chain_ring *ring, uint16_t head,
-				      struct pmd_chain *c);
-
-/*
  * pmd_chain_parse() without its fast path for the common three-descriptor
  * chain: the general walk, for any chain.  Exposed so that tests can check
  * that both paths describe every chain the fast path takes alike.
@@ -92,6 +83,109 @@ enum pmd_chain_result pmd_chain_parse(struct rte_vhost_memory *mem,
 enum pmd_chain_result pmd_chain_parse_walk(struct rte_vhost_memory *mem,
 					   const struct pmd_chain_ring *ring, uint16_t head,
 					   struct pmd_chain *c);
+
+/*
+ * Read descriptor i of tbl once; the guest may rewrite it at any time.
+ * Copied out by bytes: an indirect table may sit at any guest address
+ * (virtio 1.1 sets no alignment for it).  The barrier keeps the compiler
+ * from reading the guest's copy again later in place of the result.
+ */
+static inline __attribute__((always_inline)) struct vring_desc
+pmd_chain_desc_read(const struct vring_desc *tbl, uint32_t i)
+{
+	struct vring_desc d;
+
+	memcpy(&d, (const uint8_t *)tbl + (size_t)i * sizeof(d), sizeof(d));
+	rte_compiler_barrier();
+	return d;
+}
+
+/*
+ * Host address of [gpa, gpa + len) when it lies inside one guest memory
+ * region, else NULL.
+ */
+static inline __attribute__((always_inline)) uint8_t *pmd_chain_xlate(struct rte_vhost_memory *mem,
+								      uint64_t gpa, uint32_t len)
+{
+	uint64_t l = len;
+	uint64_t hva;
+
+	if (gpa + len < gpa)
+		return NULL;
+	hva = rte_vhost_va_from_guest_pa(mem, gpa, &l);
+	return hva != 0 && l == len ? (uint8_t *)(uintptr_t)hva : NULL;
+}
+
+/*
+ * The common chain in one pass: three direct descriptors, a readable
+ * 16-byte header, one data buffer (readable for a write, writable for a
+ * read) and a writable 1-byte status, each inside one guest memory region.
+ * Fills c as pmd_chain_parse_walk() would for that chain; returns false for
+ * any other chain, which the walk then reads again and judges by every rule
+ * (each path reads a descriptor once and checks its own copy).
+ */
+static inline __attribute__((always_inline)) bool
+pmd_chain_parse_fast3(struct rte_vhost_memory *mem, const struct pmd_chain_ring *ring,
+		      uint16_t head, struct pmd_chain *c)
+{
+	struct vring_desc h, d, s;
+	uint8_t *hdr, *data, *status;
+
+	if (head >= ring->size || ring->size < 3)
+		return false;
+	h = pmd_chain_desc_read(ring->desc, head);
+	if (h.flags != VRING_DESC_F_NEXT || h.len != PMD_BLK_HDR_SIZE || h.next >= ring->size)
+		return false;
+	d = pmd_chain_desc_read(ring->desc, h.next);
+	if ((d.flags & ~VRING_DESC_F_WRITE) != VRING_DESC_F_NEXT || d.len == 0 ||
+	    d.next >= ring->size)
+		return false;
+	s = pmd_chain_desc_read(ring->desc, d.next);
+	if (s.flags != VRING_DESC_F_WRITE || s.len != 1)
+		return false;
+	hdr = pmd_chain_xlate(mem, h.addr, h.len);
+	data = pmd_chain_xlate(mem, d.addr, d.len);
+	status = pmd_chain_xlate(mem, s.addr, 1);
+	if (hdr == NULL || data == NULL || status == NULL)
+		return false;
+	memcpy(&c->hdr, hdr, sizeof(c->hdr));
+	c->hdr_at = hdr;
+	c->status = status;
+	c->iov[0].base = data;
+	c->iov[0].len = d.len;
+	if (d.flags & VRING_DESC_F_WRITE) {
+		c->rd_len = 0;
+		c->nrd = 0;
+		c->wr_len = d.len;
+		c->nwr = 1;
+	} else {
+		c->rd_len = d.len;
+		c->nrd = 1;
+		c->wr_len = 0;
+		c->nwr = 0;
+	}
+	c->ndesc = 3;
+	c->nempty = 0;
+	c->why = NULL;
+	c->fm_flags = 0;
+	return true;
+}
+
+/*
+ * Walk the chain starting at head.  mem is the guest memory map.  On
+ * PMD_CHAIN_OK c describes the request; on PMD_CHAIN_IOERR c->status is the
+ * byte to answer and c->why says what was wrong; on PMD_CHAIN_BROKEN
+ * c->status is NULL and c->why says why.  Inline: the common chain's fast
+ * path costs its caller no call (0.6% of 4 KiB randread QD128, in-run A/B).
+ */
+static inline __attribute__((always_inline)) enum pmd_chain_result
+pmd_chain_parse(struct rte_vhost_memory *mem, const struct pmd_chain_ring *ring, uint16_t head,
+		struct pmd_chain *c)
+{
+	if (pmd_chain_parse_fast3(mem, ring, head, c))
+		return PMD_CHAIN_OK;
+	return pmd_chain_parse_walk(mem, ring, head, c);
+}
 
 /* What pmd_chain_peek() learns about a chain without validating it. */
 struct pmd_chain_hint {
