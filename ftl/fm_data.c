@@ -30,8 +30,7 @@ void fm_data_read(const void *data, const struct fm_req *req)
 	const uint8_t *src = (const uint8_t *)data + req->offset;
 	COPY_BEGIN();
 
-	if (req->len > FM_DATA_READ_PREFETCH_MIN && !(req->flags & FM_REQ_PREFETCHED))
-		fm_data_prefetch_l2(src, req->len);
+	fm_data_read_hint(src, req->len, req->flags & FM_REQ_PREFETCHED);
 
 	for (uint32_t i = 0; i < req->iovcnt; i++) {
 		memcpy(req->iov[i].base, src, req->iov[i].len);

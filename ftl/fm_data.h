@@ -83,6 +83,14 @@ static inline __attribute__((always_inline)) void fm_data_prefetch_l2(const uint
 		__builtin_prefetch(p + off, 0, 2);
 }
 
+/* fm_data_read()'s hint before a copy of len bytes from src (see there). */
+static inline __attribute__((always_inline)) void fm_data_read_hint(const uint8_t *src,
+								    uint64_t len, bool prefetched)
+{
+	if (len > FM_DATA_READ_PREFETCH_MIN && !prefetched)
+		fm_data_prefetch_l2(src, len);
+}
+
 /*
  * fm_data_read() of a read into one segment: len bytes at byte offset of the
  * region into dst, first hinted as there unless prefetched (the request
@@ -96,8 +104,7 @@ fm_data_read_seg(const void *data, uint64_t offset, void *dst, uint64_t len, boo
 {
 	const uint8_t *src = (const uint8_t *)data + offset;
 
-	if (len > FM_DATA_READ_PREFETCH_MIN && !prefetched)
-		fm_data_prefetch_l2(src, len);
+	fm_data_read_hint(src, len, prefetched);
 	memcpy(dst, src, len);
 }
 
