@@ -11,9 +11,6 @@
 #include "ftl/fm_data.h"
 #include "pmd/blk_req.h"
 
-#define SECTOR_SHIFT PMD_BLK_SECTOR_SHIFT
-#define SECTOR_SIZE PMD_BLK_SECTOR_SIZE
-
 static uint8_t status_of(enum fm_status s)
 {
 	switch (s) {
@@ -70,7 +67,7 @@ static void exec_rw(const struct pmd_blk_target *t, const struct pmd_chain *c, b
 	if (!is_read && t->readonly)
 		return;
 	/* a zero-length descriptor is no buffer at all: never a silent OK */
-	if (c->nempty != 0 || stray != 0 || len % SECTOR_SIZE != 0 ||
+	if (c->nempty != 0 || stray != 0 || len % PMD_BLK_SECTOR_SIZE != 0 ||
 	    !pmd_blk_range_ok(t, rte_le_to_cpu_64(c->hdr.sector), len, &req.offset))
 		return;
 	if (len == 0) {
@@ -137,7 +134,7 @@ static uint8_t dwz_check(const struct pmd_blk_target *t, const struct pmd_chain 
 		segs[i].flags = rte_le_to_cpu_32(s.flags);
 		if (segs[i].flags & ~allowed)
 			return VIRTIO_BLK_S_UNSUPP;
-		segs[i].len = (uint64_t)num << SECTOR_SHIFT;
+		segs[i].len = (uint64_t)num << PMD_BLK_SECTOR_SHIFT;
 		if (num > PMD_BLK_MAX_DWZ_SECTORS ||
 		    !pmd_blk_range_ok(t, rte_le_to_cpu_64(s.sector), segs[i].len, &segs[i].offset))
 			return VIRTIO_BLK_S_IOERR;
