@@ -583,12 +583,15 @@ static void libvirt_domain_notes(const json_t *place)
 	       pollers[0] ? pollers : "none", others[0] ? others : "any CPU", others, others);
 }
 
+/*
+ * The disk element.  No <serial> or <readonly/>: libvirt refuses both on a
+ * vhostuser disk; femud's serial= and readonly= keys give the guest those.
+ */
 static void libvirt_disk(const json_t *dev, const char *target)
 {
-	char path[512], serial[128], tgt[128];
+	char path[512], tgt[128];
 
 	xml_escape(sget(dev, "path"), path, sizeof(path));
-	xml_escape(sget(dev, "serial"), serial, sizeof(serial));
 	xml_escape(target, tgt, sizeof(tgt));
 	printf("<disk type='vhostuser' device='disk'>\n"
 	       "  <driver name='qemu' type='raw' queues='%" PRId64 "'/>\n"
@@ -596,11 +599,8 @@ static void libvirt_disk(const json_t *dev, const char *target)
 	       "    <reconnect enabled='yes' timeout='10'/>\n"
 	       "  </source>\n"
 	       "  <target dev='%s' bus='virtio'/>\n"
-	       "  <serial>%s</serial>\n"
-	       "%s"
 	       "</disk>\n",
-	       iget(dev, "queues"), path, tgt, serial,
-	       json_is_true(json_object_get(dev, "readonly")) ? "  <readonly/>\n" : "");
+	       iget(dev, "queues"), path, tgt);
 }
 
 static int cmd_libvirt_xml(struct ctl *c, const char *sock, const char *target)
@@ -612,11 +612,15 @@ static int cmd_libvirt_xml(struct ctl *c, const char *sock, const char *target)
 		return rc;
 	rc = call(c, "placement", NULL, &place);
 	if (rc == 0) {
-		printf("<!-- femud device %s: %s, %" PRId64 " bytes, %" PRId64 " queues -->\n",
-		       sget(json_array_get(devs, 0), "path"),
-		       sget(json_array_get(devs, 0), "model"),
-		       iget(json_array_get(devs, 0), "capacity_bytes"),
-		       iget(json_array_get(devs, 0), "queues"));
+		const json_t *d = json_array_get(devs, 0);
+
+		printf("<!-- femud device %s: %s, %" PRId64 " bytes, %" PRId64
+		       " queues, serial %s%s\n"
+		       "  (serial and read-only come from femud's serial= and readonly= keys:\n"
+		       "  libvirt refuses <serial> and <readonly/> on a vhostuser disk) -->\n",
+		       sget(d, "path"), sget(d, "model"), iget(d, "capacity_bytes"),
+		       iget(d, "queues"), sget(d, "serial"),
+		       json_is_true(json_object_get(d, "readonly")) ? ", read-only" : "");
 		libvirt_domain_notes(place);
 		libvirt_disk(json_array_get(devs, 0), target != NULL ? target : "vdb");
 		json_decref(place);
