@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # package_deb.sh - tools/package-deb builds femud_VERSION_amd64.deb; apt
-# installs it; the installed tools run from their install folders (femud
+# installs it; the binaries hold no AVX code (the portable -Dcpu=generic
+# build); the installed tools run from their install folders (femud
 # --version is the tree's version, femu-launch finds femud and femu-place
 # beside it, the man pages and units are where man and systemd look,
 # systemd-analyze verify accepts the installed unit with its man pages);
@@ -48,6 +49,9 @@ done
 [ ! -e /usr/bin/femu-floor ] && ok "binaries in /usr/bin, femu-floor not installed" || ko "femu-floor installed"
 [ "$(/usr/bin/femud --version)" = "femud $VERSION" ] && [ "$(/usr/bin/femuctl --version)" = "femuctl $VERSION" ] &&
 	ok "installed femud/femuctl --version: $VERSION" || ko "versions: $(/usr/bin/femud --version)"
+# -Dcpu=generic: DPDK's corei7 baseline, no AVX (VEX) code that an older CPU cannot run
+avx=$(for b in femud femu-bench femuctl femu-place; do objdump -d /usr/bin/$b; done | grep -c '%[yz]mm')
+[ "$avx" = 0 ] && ok "packaged binaries use no AVX registers (portable build)" || ko "$avx AVX instructions"
 [ "$(man -w femud)" = /usr/share/man/man8/femud.8.gz ] && [ "$(man -w femuctl)" = /usr/share/man/man1/femuctl.1.gz ] &&
 	ok "man finds femud(8), femuctl(1)" || ko "man -w: $(man -w femud femuctl 2>&1)"
 systemd-analyze verify /lib/systemd/system/femud.service >"$T/verify" 2>&1 && [ ! -s "$T/verify" ] &&
