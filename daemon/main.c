@@ -14,9 +14,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <systemd/sd-daemon.h>
+
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_lcore.h>
+#include <rte_log.h>
 
 #include "daemon/access.h"
 #include "daemon/config.h"
@@ -125,6 +128,28 @@ static bool femud_eal_can_use_hugepages(const struct femud *f)
 	return free2m * 2 >= FEMUD_EAL_MIN_HUGE_MB;
 }
 
+/* DPDK's log stream under the journal: its level as the line's priority, no syslog copy. */
+static ssize_t femud_dpdk_log_write(void *cookie, const char *buf, size_t len)
+{
+	int lvl = rte_log_cur_msg_loglevel(); /* RTE_LOG_EMERG (1) .. RTE_LOG_DEBUG (8) */
+
+	(void)cookie;
+	femud_log_raw(lvl >= 1 && lvl <= 8 ? lvl - 1 : LOG_INFO, buf, len);
+	return (ssize_t)len;
+}
+
+static void femud_dpdk_log_to_journal(void)
+{
+	static const cookie_io_functions_t io = {.write = femud_dpdk_log_write};
+	FILE *s;
+
+	if (!femud_log_to_journal())
+		return;
+	s = fopencookie(NULL, "w", io);
+	if (s != NULL)
+		rte_openlog_stream(s);
+}
+
 static int femud_eal_init(struct femud *f, const char *argv0)
 {
 	char main_lcore[16];
@@ -159,6 +184,7 @@ static int femud_eal_init(struct femud *f, const char *argv0)
 		eal_argv[n++] = "lib.vhost.*:warning";
 	}
 	eal_argv[n] = NULL;
+	femud_dpdk_log_to_journal();
 	return rte_eal_init(n, eal_argv);
 }
 
@@ -289,12 +315,12 @@ static void femud_stop_pollers(struct femud *f)
 		femud_log("device table busy (a control thread waits for a poller): image saves "
 			  "at stop (image_save=1) skipped for every device");
 	}
-	femud_log("%u poller%s did not stop within %llu s: exiting with status %d without a clean "
-		  "stop (in-flight requests not completed, no image save, counters not printed, "
-		  "sockets left for the next start to replace)",
-		  stuck, stuck == 1 ? "" : "s",
-		  (unsigned long long)(FEMUD_STOP_WAIT_NS / 1000000000ull),
-		  FEMUD_EXIT_POLLER_STUCK);
+	femud_log_err(
+	    "%u poller%s did not stop within %llu s: exiting with status %d without a clean "
+	    "stop (in-flight requests not completed, no image save, counters not printed, "
+	    "sockets left for the next start to replace)",
+	    stuck, stuck == 1 ? "" : "s", (unsigned long long)(FEMUD_STOP_WAIT_NS / 1000000000ull),
+	    FEMUD_EXIT_POLLER_STUCK);
 	fflush(stdout);
 	fflush(stderr);
 	_exit(FEMUD_EXIT_POLLER_STUCK);
@@ -319,7 +345,8 @@ static void femud_wait_for_stop(struct femud *f)
 			break;
 		femud_print_stats(f);
 	}
-	femud_log("signal %d: stopping", sig);
+	sd_notify(0, "STOPPING=1"); /* systemd: a stop in progress, not a crash */
+	femud_logp(LOG_NOTICE, "signal %d: stopping", sig);
 	femud_stop_pollers(f);
 }
 
@@ -342,7 +369,7 @@ static int femud_serve(struct femud *f)
 	/* The main lcore polls; a plain thread waits for the signals. */
 	rc = pthread_create(&t, NULL, femud_signal_thread, f);
 	if (rc != 0) {
-		femud_log("cannot start the signal thread: %s", strerror(rc));
+		femud_log_err("cannot start the signal thread: %s", strerror(rc));
 		pmd_pollers_stop();
 		return -rc;
 	}
@@ -386,10 +413,23 @@ static int femud_open_rpc(struct femud *f)
 	rc = femud_rpc_open(&f->rpc, path, err, sizeof(err));
 	if (rc == 0)
 		return 0;
-	femud_log("--rpc %s: %s%s", path, err,
-		  rc == -EADDRINUSE ? " (give each femud its own --rpc PATH, or --rpc none)" : "");
+	femud_log_err("--rpc %s: %s%s", path, err,
+		      rc == -EADDRINUSE ? " (give each femud its own --rpc PATH, or --rpc none)"
+					: "");
 	femud_opts_free(&f->opts);
 	return rc == -EADDRINUSE || rc == -EEXIST ? FEMUD_EXIT_USAGE : 1;
+}
+
+/* systemd (Type=notify): every device socket listens now. */
+static void femud_notify_ready(const struct femud *f)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < FEMUD_MAX_DEVS; i++)
+		n += f->devs.devs[i] != NULL;
+	sd_notifyf(0, "READY=1\nSTATUS=serving %u device%s%s%s\nMAINPID=%d", n, n == 1 ? "" : "s",
+		   f->rpc != NULL ? ", rpc on " : "",
+		   f->rpc != NULL ? femud_opts_rpc_path(&f->opts) : "", (int)getpid());
 }
 
 static int femud_parse(struct femud *f, int argc, char **argv)
@@ -402,7 +442,7 @@ static int femud_parse(struct femud *f, int argc, char **argv)
 	      femud_opts_check_paths(&f->opts, err, sizeof(err)) != 0)) ||
 	    (!f->opts.help && !f->opts.version &&
 	     femud_placement_resolve(&f->place, &f->opts, err, sizeof(err)) != 0)) {
-		femud_log("%s", err);
+		femud_log_err("%s", err);
 		femud_opts_free(&f->opts);
 		return FEMUD_EXIT_USAGE;
 	}
@@ -444,13 +484,13 @@ int main(int argc, char **argv)
 	backend_bytes = femud_total_backend_bytes(f); /* before the devices take the options */
 	rc = femud_create_backends(f, err, sizeof(err));
 	if (rc != 0) {
-		femud_log("%s", err);
+		femud_log_err("%s", err);
 		femud_teardown(f, false);
 		return rc == -EINVAL ? FEMUD_EXIT_USAGE : 1;
 	}
 	if (femud_eal_init(f, argv[0]) < 0) {
-		femud_log("--lcores '%s': DPDK EAL start-up failed (%s)", f->place.lcores_str,
-			  rte_strerror(rte_errno));
+		femud_log_err("--lcores '%s': DPDK EAL start-up failed (%s)", f->place.lcores_str,
+			      rte_strerror(rte_errno));
 		femud_teardown(f, false);
 		return 1;
 	}
@@ -459,7 +499,7 @@ int main(int argc, char **argv)
 		  (unsigned long long)(backend_bytes >> 20));
 	rc = femud_start_pmd(f, err, sizeof(err));
 	if (rc != 0) {
-		femud_log("%s", err);
+		femud_log_err("%s", err);
 		femud_teardown(f, true);
 		return rc == -EADDRINUSE ? FEMUD_EXIT_USAGE : 1;
 	}
@@ -475,6 +515,7 @@ int main(int argc, char **argv)
 		printf("femud: rpc on %s\n", femud_opts_rpc_path(&f->opts));
 	printf("femud: ready\n");
 	fflush(stdout);
+	femud_notify_ready(f);
 	rc = femud_serve(f);
 	femud_teardown(f, true);
 	femud_log("stopped");

@@ -12,9 +12,14 @@
  *   set         {path, params: {k: v}}  change model keys (timings) at runtime
  *   poll_mode   {poller?, mode?, idle_us?}  show / change pollers' poll mode
  *   save_config {}                      the running configuration (config.h)
+ *   version     {}                      femud's version and the RPC methods it serves
+ *   placement   {}                      femud's pid, its pollers' CPUs, the backend node
  */
 #include <errno.h>
 #include <string.h>
+#include <unistd.h>
+
+#include <rte_lcore.h>
 
 #include "daemon/config.h"
 #include "daemon/rpc_methods.h"
@@ -361,6 +366,47 @@ static json_t *m_save_config(void *ctx, json_t *params, struct femud_rpc_error *
 	return root;
 }
 
+/* {"version": "X.Y.Z", "methods": [...]}: lets a client check what this femud serves. */
+static json_t *m_version(void *ctx, json_t *params, struct femud_rpc_error *e)
+{
+	static const char *const keys[] = {NULL};
+	json_t *names;
+
+	(void)ctx;
+	if (femud_rpc_params_only(params, keys, e) != 0)
+		return NULL;
+	names = json_array();
+	for (const struct femud_rpc_method *m = femud_rpc_methods; m->name != NULL; m++)
+		json_array_append_new(names, json_string(m->name));
+	return json_pack("{s:s, s:o}", "version", FEMUD_VERSION, "methods", names);
+}
+
+/*
+ * Where femud runs, for the frontend's pinning (femuctl libvirt-xml): the
+ * CPUs the pollers spin on are the ones a guest's vCPUs and QEMU must avoid.
+ */
+static json_t *m_placement(void *ctx, json_t *params, struct femud_rpc_error *e)
+{
+	static const char *const keys[] = {NULL};
+	struct pmd_poller_snap p[PMD_MAX_POLLERS];
+	struct femud_devtab *t = ctx;
+	unsigned n = t->attached ? pmd_pollers_stats(p, PMD_MAX_POLLERS) : 0;
+	json_t *cpus;
+
+	if (femud_rpc_params_only(params, keys, e) != 0)
+		return NULL;
+	cpus = json_array();
+	for (unsigned i = 0; i < n; i++) {
+		rte_cpuset_t set = rte_lcore_cpuset(p[i].lcore);
+
+		for (int c = 0; c < CPU_SETSIZE; c++)
+			if (CPU_ISSET(c, &set))
+				json_array_append_new(cpus, json_integer(c));
+	}
+	return json_pack("{s:i, s:o, s:i}", "pid", (int)getpid(), "poller_cpus", cpus,
+			 "backend_node", t->node);
+}
+
 const struct femud_rpc_method femud_rpc_methods[] = {
     {"list", m_list, "{path?}: devices with options, model, capacity, frontend, queue pollers"},
     {"stats", m_stats, "{path?}: counters per device, queue and poller"},
@@ -374,5 +420,7 @@ const struct femud_rpc_method femud_rpc_methods[] = {
     {"save_config", m_save_config, "{}: the running configuration for femud --config"},
     {"image_save", m_image_save,
      "{path?}: save the device's image (image=FILE) in the background; the log says when done"},
+    {"version", m_version, "{}: femud's version and the names of its RPC methods"},
+    {"placement", m_placement, "{}: femud's pid, the CPUs its pollers spin on, backend node"},
     {NULL, NULL, NULL},
 };

@@ -69,6 +69,23 @@ static void usage(FILE *out)
 	    "                                    show the pollers' poll modes, or change them\n"
 	    "                                    (every poller unless poller=N)\n"
 	    "  call METHOD [PARAMS_JSON]         any RPC method, raw JSON result\n"
+	    "  version                           femuctl's and the running femud's versions\n"
+	    "  libvirt-xml SOCK [TARGET]         the <disk type='vhostuser'> element of a device\n"
+	    "                                    (guest name TARGET, default vdb) for virsh\n"
+	    "                                    attach-device or a domain, and in comments the\n"
+	    "                                    lines the domain needs (shared memory, ACPI,\n"
+	    "                                    vCPU and emulator pinning off femud's pollers)\n"
+	    "\n"
+	    "Options:\n"
+	    "  -s, --socket RPC_SOCK   femud's control socket\n"
+	    "  -t, --timeout SEC       give up on a call after SEC seconds (default 120)\n"
+	    "  -j, --json              JSON output instead of tables\n"
+	    "  -w, --watch SEC         stats: per-second rates every SEC seconds\n"
+	    "  -n, --count N           --watch: stop after N reports\n"
+	    "  -Q, --queues            stats: a row per queue too\n"
+	    "  -f, --force             delete: even with a frontend connected\n"
+	    "  -h, --help              this text\n"
+	    "  -V, --version           femuctl's version (no femud needed)\n"
 	    "\n"
 	    "RPC_SOCK: -s, else $FEMUD_RPC, else " CTL_DEFAULT_SOCK ".\n"
 	    "Exit status: 0 ok, 1 other RPC error, 2 usage, 3 no such device, 4 socket path in\n"
@@ -478,6 +495,140 @@ static int cmd_save(struct ctl *c, const char *file)
 	return rc;
 }
 
+static int cmd_version(struct ctl *c)
+{
+	json_t *res;
+	int rc = call(c, "version", NULL, &res);
+
+	if (rc != 0)
+		return rc;
+	if (c->json)
+		print_json(res);
+	else
+		printf("femuctl %s\nfemud %s\n", FEMUD_VERSION, sget(res, "version"));
+	json_decref(res);
+	return 0;
+}
+
+/* s with XML's five special characters escaped, into out. */
+static void xml_escape(const char *s, char *out, size_t len)
+{
+	size_t used = 0;
+
+	for (; *s != '\0' && used + 7 < len; s++) {
+		const char *rep = *s == '&'    ? "&amp;"
+				  : *s == '<'  ? "&lt;"
+				  : *s == '>'  ? "&gt;"
+				  : *s == '\'' ? "&apos;"
+				  : *s == '"'  ? "&quot;"
+					       : NULL;
+
+		used += (size_t)snprintf(out + used, len - used, "%s", rep ? rep : (char[]){*s, 0});
+	}
+	out[used] = '\0';
+}
+
+/* Append CPU range lo-hi (or lo) to a cpuset list. */
+static void cpuset_add(char *list, size_t len, long lo, long hi)
+{
+	size_t used = strlen(list);
+
+	if (lo == hi)
+		snprintf(list + used, len - used, "%s%ld", used ? "," : "", lo);
+	else
+		snprintf(list + used, len - used, "%s%ld-%ld", used ? "," : "", lo, hi);
+}
+
+/* The CPUs 0..ncpus-1 that are (want = true) or are not in cpus, as a cpuset list. */
+static void cpuset_of(const json_t *cpus, long ncpus, bool want, char *list, size_t len)
+{
+	long lo = -1;
+
+	list[0] = '\0';
+	for (long c = 0; c <= ncpus; c++) {
+		bool in = false;
+		size_t i;
+		json_t *v;
+
+		json_array_foreach(cpus, i, v) in |= json_integer_value(v) == c;
+		if (c < ncpus && in == want) {
+			if (lo < 0)
+				lo = c;
+		} else if (lo >= 0) {
+			cpuset_add(list, len, lo, c - 1);
+			lo = -1;
+		}
+	}
+}
+
+/* The domain lines a femud disk needs, as one XML comment. */
+static void libvirt_domain_notes(const json_t *place)
+{
+	const json_t *pcpus = json_object_get(place, "poller_cpus");
+	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
+	char pollers[512], others[512];
+
+	cpuset_of(pcpus, ncpus, true, pollers, sizeof(pollers));
+	cpuset_of(pcpus, ncpus, false, others, sizeof(others));
+	printf("<!-- The domain needs:\n"
+	       "  guest RAM shared with femud (vhost-user):\n"
+	       "    <memoryBacking><source type='memfd'/><access mode='shared'/></memoryBacking>\n"
+	       "  ACPI, or a hot-plugged disk (virsh attach-device) breaks the guest silently:\n"
+	       "    <features><acpi/></features>\n"
+	       "  QEMU's vCPU and emulator threads off femud's poller CPUs (%s), on %s:\n"
+	       "    <cputune><vcpupin vcpu='0' cpuset='%s'/> (one per vCPU)\n"
+	       "             <emulatorpin cpuset='%s'/></cputune>\n"
+	       "  With <reconnect>, 'virsh start' waits without a message while femud is not\n"
+	       "  running: start femud first. -->\n",
+	       pollers[0] ? pollers : "none", others[0] ? others : "any CPU", others, others);
+}
+
+/*
+ * The disk element.  No <serial> or <readonly/>: libvirt refuses both on a
+ * vhostuser disk; femud's serial= and readonly= keys give the guest those.
+ */
+static void libvirt_disk(const json_t *dev, const char *target)
+{
+	char path[512], tgt[128];
+
+	xml_escape(sget(dev, "path"), path, sizeof(path));
+	xml_escape(target, tgt, sizeof(tgt));
+	printf("<disk type='vhostuser' device='disk'>\n"
+	       "  <driver name='qemu' type='raw' queues='%" PRId64 "'/>\n"
+	       "  <source type='unix' path='%s'>\n"
+	       "    <reconnect enabled='yes' timeout='10'/>\n"
+	       "  </source>\n"
+	       "  <target dev='%s' bus='virtio'/>\n"
+	       "</disk>\n",
+	       iget(dev, "queues"), path, tgt);
+}
+
+static int cmd_libvirt_xml(struct ctl *c, const char *sock, const char *target)
+{
+	json_t *devs, *place;
+	int rc = call(c, "list", json_pack("{s:s}", "path", sock), &devs);
+
+	if (rc != 0)
+		return rc;
+	rc = call(c, "placement", NULL, &place);
+	if (rc == 0) {
+		const json_t *d = json_array_get(devs, 0);
+
+		printf("<!-- femud device %s: %s, %" PRId64 " bytes, %" PRId64
+		       " queues, serial %s%s\n"
+		       "  (serial and read-only come from femud's serial= and readonly= keys:\n"
+		       "  libvirt refuses <serial> and <readonly/> on a vhostuser disk) -->\n",
+		       sget(d, "path"), sget(d, "model"), iget(d, "capacity_bytes"),
+		       iget(d, "queues"), sget(d, "serial"),
+		       json_is_true(json_object_get(d, "readonly")) ? ", read-only" : "");
+		libvirt_domain_notes(place);
+		libvirt_disk(json_array_get(devs, 0), target != NULL ? target : "vdb");
+		json_decref(place);
+	}
+	json_decref(devs);
+	return rc;
+}
+
 static int cmd_call(struct ctl *c, const char *method, const char *params)
 {
 	json_error_t je;
@@ -538,20 +689,21 @@ static int run(struct ctl *c, int argc, char **argv)
 	if (strcmp(cmd, "call") == 0)
 		return argc == 2 || argc == 3 ? cmd_call(c, a1, argc == 3 ? argv[2] : NULL)
 					      : bad_args(cmd);
+	if (strcmp(cmd, "version") == 0)
+		return argc == 1 ? cmd_version(c) : bad_args(cmd);
+	if (strcmp(cmd, "libvirt-xml") == 0)
+		return argc == 2 || argc == 3 ? cmd_libvirt_xml(c, a1, argc == 3 ? argv[2] : NULL)
+					      : bad_args(cmd);
 	fprintf(stderr, "femuctl: unknown command '%s' (see femuctl --help)\n", cmd);
 	return EXIT_USAGE;
 }
 
 static const struct option long_opts[] = {
-    {"socket", required_argument, NULL, 's'},
-    {"json", no_argument, NULL, 'j'},
-    {"watch", required_argument, NULL, 'w'},
-    {"count", required_argument, NULL, 'n'},
-    {"force", no_argument, NULL, 'f'},
-    {"queues", no_argument, NULL, 'Q'},
-    {"timeout", required_argument, NULL, 't'},
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0},
+    {"socket", required_argument, NULL, 's'},  {"json", no_argument, NULL, 'j'},
+    {"watch", required_argument, NULL, 'w'},   {"count", required_argument, NULL, 'n'},
+    {"force", no_argument, NULL, 'f'},	       {"queues", no_argument, NULL, 'Q'},
+    {"timeout", required_argument, NULL, 't'}, {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},       {NULL, 0, NULL, 0},
 };
 
 /* Options anywhere on the line; the rest (command and arguments) compacted to argv[optind..]. */
@@ -561,7 +713,7 @@ static int parse_opts(struct ctl *c, int argc, char **argv)
 	double secs;
 	int o;
 
-	while ((o = getopt_long(argc, argv, "+s:jw:n:fQt:h", long_opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "+s:jw:n:fQt:hV", long_opts, NULL)) != -1) {
 		switch (o) {
 		case 's':
 			c->sock = optarg;
@@ -600,6 +752,9 @@ static int parse_opts(struct ctl *c, int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
+			exit(0);
+		case 'V':
+			printf("femuctl %s\n", FEMUD_VERSION);
 			exit(0);
 		default:
 			return -1;

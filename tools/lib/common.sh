@@ -6,7 +6,8 @@
 FEMUD_PACKAGES="build-essential pkg-config meson ninja-build libdpdk-dev dpdk-doc libnuma-dev
   libhwloc-dev hwloc liburing-dev libisal-dev libcriterion-dev libjansson-dev qemu-system-x86 qemu-utils fio
   busybox-static cpio xz-utils linux-image-amd64 jq procps util-linux clang-format python3
-  clang libclang-rt-14-dev python3-matplotlib"
+  clang libclang-rt-14-dev python3-matplotlib scdoc libsystemd-dev systemd debhelper libvirt-clients
+  libvirt-daemon-system libvirt-daemon-driver-qemu"
 
 femud_log() { printf '[%s] %s\n' "${0##*/}" "$*" >&2; }
 
