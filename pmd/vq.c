@@ -297,8 +297,8 @@ static void vq_account(struct pmd_vq *q, const struct pmd_blk_done *d)
  * entry's; asked for as soon as the avail index moved, both overlap.  A
  * wrong guess costs two prefetches of lines femud read before (a prefetch
  * never faults, so a guess left from an older memory table is harmless).
- * Not the status line: fetching it for writing (prefetchw) measured 4%
- * slower at QD1.
+ * Not the status line: fetching it for writing (prefetchw) measured slower
+ * at QD1.
  */
 static inline void vq_prefetch_guess(const struct pmd_vq *q)
 {
@@ -316,8 +316,8 @@ static inline void vq_guess_remember(struct pmd_vq *q, uint16_t head, const stru
 /*
  * Serve one request at head, its data hinted to the model already when
  * hinted; false when the queue had to stop.  Always inlined into the take
- * loop, as vq_complete() into it: the two calls measured 1.1% and 0.5% of
- * 4 KiB randread QD128 (in-run A/B).
+ * loop, as vq_complete() into it: each call is a measurable share of a
+ * small request.
  */
 static inline __attribute__((always_inline)) bool
 vq_serve(struct pmd_vq *q, uint16_t head, bool hinted, uint64_t now, struct pmd_chain *c)
@@ -470,7 +470,7 @@ static inline void vq_touch(struct pmd_vq *q, uint16_t idx)
  * Touch requests PMD_VQ_LOOKAHEAD..PMD_VQ_TOUCH_AHEAD-1 and prefetch
  * requests 1..PMD_VQ_LOOKAHEAD-1 of a burst of n (the loop then stays
  * ahead).  Not request 0: it is served at once, a hint could not run
- * ahead of its copy and only costs time (QD1 latency measured ~5% worse).
+ * ahead of its copy and only costs time (QD1 latency measured worse).
  */
 static void vq_prefetch_start(struct pmd_vq *q, uint16_t n)
 {
@@ -520,8 +520,8 @@ static inline void vq_avail_event_follow(struct pmd_vq *q)
  * used index store), so without it a quarter of its requests began a burst.
  * Only for bursts of requests larger than PMD_VQ_EXTEND_MIN_AVG_BYTES on
  * average: small ones get short hints, and their sweep stores the used
- * index only at its end, which a longer sweep would delay (512 B QD128
- * measured 0.97 with every burst extended).
+ * index only at its end, which a longer sweep would delay (512 B requests
+ * measured slower with every burst extended).
  */
 static inline uint16_t vq_burst_extend(struct pmd_vq *q, uint16_t i, uint16_t n)
 {
