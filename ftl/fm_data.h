@@ -87,8 +87,7 @@ static inline __attribute__((always_inline)) void fm_data_read_hint(const uint8_
  * region into dst, first hinted as there unless prefetched (the request
  * carries FM_REQ_PREFETCHED).  Inline, for a transport's flat reads: the
  * call into fm_data_read() and its segment loop are a measurable share of a
- * small read.  Not timed for the cost breakdown: a FEMUD_COST_BREAKDOWN
- * build calls fm_data_read() instead.
+ * small read.
  */
 static inline __attribute__((always_inline)) void
 fm_data_read_seg(const void *data, uint64_t offset, void *dst, uint64_t len, bool prefetched)

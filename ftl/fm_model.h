@@ -268,15 +268,4 @@ struct fm_model_ops {
 	bool single_writer;
 };
 
-#ifdef FEMUD_COST_BREAKDOWN
-/*
- * Cost breakdown builds only (meson -Dcost_breakdown=true): TSC ticks the
- * calling thread spent copying data (the models' data movers add to it, the
- * transport reads it around submit() to split the model's time from the
- * copy's).  Each side's library holds a weak definition, so that either
- * links without the other.
- */
-extern __thread uint64_t fm_data_copy_ticks;
-#endif
-
 #endif /* FM_MODEL_H */

@@ -29,7 +29,9 @@ model_submit(const struct pmd_blk_target *t, const struct fm_req *req, uint64_t 
 	     uint64_t *due_ns)
 {
 	if (req->op == FM_OP_READ && t->model->flat_read != NULL) {
+		PMD_COST_COPY_BEGIN(copy_t0);
 		fm_data_read(t->model->flat_read, req);
+		PMD_COST_COPY_END(copy_t0);
 		*due_ns = now_ns;
 		return FM_S_OK;
 	}

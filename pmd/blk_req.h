@@ -19,6 +19,7 @@
 #include "ftl/fm_data.h"
 #include "ftl/fm_model.h"
 #include "pmd/pmd.h"
+#include "pmd/pmd_measure.h"
 #include "pmd/vq_chain.h"
 
 /* virtio-blk's sector: the unit of a request's sector field. */
@@ -92,20 +93,12 @@ pmd_blk_req_flat_read(const struct pmd_blk_target *t, const struct pmd_chain *c,
 	    c->rd_len != 0 || c->nempty != 0 || len == 0 || len % PMD_BLK_SECTOR_SIZE != 0 ||
 	    !pmd_blk_range_ok(t, rte_le_to_cpu_64(c->hdr.sector), len, &offset))
 		return false;
-#ifdef FEMUD_COST_BREAKDOWN
-	{ /* the timed mover: the breakdown's copy share stays measured */
-		const struct fm_req req = {.op = FM_OP_READ,
-					   .flags = c->fm_flags & FM_REQ_PREFETCHED,
-					   .offset = offset,
-					   .len = len,
-					   .iov = c->iov,
-					   .iovcnt = 1};
-
-		fm_data_read(flat, &req);
+	{
+		PMD_COST_COPY_BEGIN(copy_t0);
+		fm_data_read_seg(flat, offset, c->iov[0].base, len,
+				 c->fm_flags & FM_REQ_PREFETCHED);
+		PMD_COST_COPY_END(copy_t0);
 	}
-#else
-	fm_data_read_seg(flat, offset, c->iov[0].base, len, c->fm_flags & FM_REQ_PREFETCHED);
-#endif
 	d->status = VIRTIO_BLK_S_OK;
 	d->used_len = 1 + (uint32_t)len;
 	d->due_ns = now_ns;

@@ -216,15 +216,6 @@ void pmd_vq_free(struct pmd_vq *q);
  */
 unsigned pmd_vq_sweep(struct pmd_vq *q, uint64_t now_ns, struct pmd_chain *scratch);
 
-#ifdef FEMUD_COST_BREAKDOWN
-/*
- * Cost breakdown builds: print the cost_* counters of c as ns per request
- * ("  qN cost_ns_per_request ring .. total .."); tsc_hz converts ticks.
- */
-void pmd_vq_cost_print(FILE *out, unsigned qid, const struct pmd_vq_stats *c, uint64_t requests,
-		       uint64_t tsc_hz);
-#endif
-
 /*
  * A queue starts serving (its poller has just taken it): send the driver one
  * call, whatever the notification fields say.  A queue starts at indexes
