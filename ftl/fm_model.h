@@ -126,11 +126,12 @@ struct fm_model {
 	/*
 	 * Non-NULL when every read of the model is a plain copy out of this
 	 * region (device byte offset o at flat_read + o), complete at once, no
-	 * model state read or written (NoSSD): a transport may then copy a
-	 * read itself (fm_data_read()) and hint it (fm_data_prefetch()) instead
-	 * of calling submit() and prefetch(); NULL for any other model.  Set by
-	 * create(), constant after.  Writes and every other operation still go
-	 * through submit().
+	 * model state read or written (NoSSD): the transport then copies every
+	 * read itself (fm_data_read()) and hints it (fm_data_prefetch()), and
+	 * submit() never gets FM_OP_READ (such a model may answer it
+	 * FM_S_UNSUPP); one read path, the transport's.  NULL for any other
+	 * model.  Set by create(), constant after.  Writes and every other
+	 * operation still go through submit().
 	 */
 	const void *flat_read;
 	/*

@@ -115,7 +115,8 @@ void pmd_ab_copy_phase(const struct pmd_blk_target *t)
 	const uint32_t first = len > PMD_VQ_HINT_SPLIT_BYTES ? PMD_VQ_HINT_SPLIT_BYTES : len;
 	const uint64_t units = t->capacity / len;
 	uint64_t off[AB_COPY_RING];
-	uint64_t now = pmd_now_ns(), due;
+	uint64_t now = pmd_now_ns();
+	struct pmd_blk_done done;
 	unsigned i;
 
 	if (units == 0) {
@@ -131,18 +132,13 @@ void pmd_ab_copy_phase(const struct pmd_blk_target *t)
 		const unsigned rest = (i + PMD_VQ_HINT_REST_AHEAD) % AB_COPY_RING;
 		struct fm_iov iov = {.base = ab.dst + (size_t)(i % ab.copy_slots) * len,
 				     .len = len};
-		struct fm_req req = {.op = FM_OP_READ,
-				     .flags = FM_REQ_PREFETCHED,
-				     .offset = off[i % AB_COPY_RING],
-				     .len = len,
-				     .iov = &iov,
-				     .iovcnt = 1};
 
 		off[ahead] = (ab_rnd() % units) * len;
 		ab_copy_hint(t, off[ahead], 0, first);
 		if (i + PMD_VQ_HINT_REST_AHEAD >= PMD_VQ_LOOKAHEAD)
 			ab_copy_hint(t, off[rest], first, len - first);
-		pmd_blk_req_submit(t, &req, now, &due);
+		pmd_blk_req_read(t, off[i % AB_COPY_RING], len, &iov, 1, FM_REQ_PREFETCHED, now,
+				 &done);
 	}
 	pmd_ab_served(AB_PHASE);
 }
