@@ -32,7 +32,7 @@
 #include "daemon/stats.h"
 #include "numa/mbe.h"
 #include "pmd/pmd.h"
-#include "pmd/pmd_ab.h"
+#include "pmd/pmd_measure.h"
 
 #define FEMUD_EXIT_USAGE 2
 /* A poller did not stop within FEMUD_STOP_WAIT_NS of SIGINT/SIGTERM (logged). */
@@ -391,7 +391,7 @@ static void femud_teardown(struct femud *f, bool eal_up)
 	femud_devtab_each(&f->devs, NULL, femud_image_save_at_stop, &eal_up);
 	if (eal_up) {
 		femud_print_stats(f);
-		pmd_ab_report(stdout); /* -Dab_phase builds only */
+		PMD_AB_REPORT(stdout); /* -Dab_phase builds only */
 	}
 	femud_devtab_destroy_all(&f->devs);
 	if (eal_up)

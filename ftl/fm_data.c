@@ -8,27 +8,9 @@
 
 #include "ftl/fm_data.h"
 
-#ifdef FEMUD_COST_BREAKDOWN
-#include <x86intrin.h>
-__attribute__((weak)) __thread uint64_t fm_data_copy_ticks; /* see fm_model.h */
-/* rdtscp waits for the loads before it: the copy's own misses are charged to it */
-static inline uint64_t copy_now(void)
-{
-	unsigned aux;
-
-	return __rdtscp(&aux);
-}
-#define COPY_BEGIN() uint64_t copy_t0_ = copy_now()
-#define COPY_END() (fm_data_copy_ticks += copy_now() - copy_t0_)
-#else
-#define COPY_BEGIN() ((void)0)
-#define COPY_END() ((void)0)
-#endif
-
 void fm_data_read(const void *data, const struct fm_req *req)
 {
 	const uint8_t *src = (const uint8_t *)data + req->offset;
-	COPY_BEGIN();
 
 	fm_data_read_hint(src, req->len, req->flags & FM_REQ_PREFETCHED);
 
@@ -36,27 +18,21 @@ void fm_data_read(const void *data, const struct fm_req *req)
 		memcpy(req->iov[i].base, src, req->iov[i].len);
 		src += req->iov[i].len;
 	}
-	COPY_END();
 }
 
 void fm_data_write(void *data, const struct fm_req *req)
 {
 	uint8_t *dst = (uint8_t *)data + req->offset;
-	COPY_BEGIN();
 
 	for (uint32_t i = 0; i < req->iovcnt; i++) {
 		memcpy(dst, req->iov[i].base, req->iov[i].len);
 		dst += req->iov[i].len;
 	}
-	COPY_END();
 }
 
 void fm_data_zero(void *data, uint64_t offset, uint64_t len)
 {
-	COPY_BEGIN();
-
 	memset((uint8_t *)data + offset, 0, len);
-	COPY_END();
 }
 
 void fm_data_prefetch(const void *data, uint64_t offset, uint64_t len, bool for_write)

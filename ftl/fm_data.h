@@ -20,17 +20,11 @@
  * Copy [req->offset, + req->len) of the region to / from the request's iov.
  * A read longer than FM_DATA_READ_PREFETCH_MIN bytes first asks for its
  * first FM_DATA_PREFETCH_MAX bytes into the second-level cache (prefetcht1,
- * one per line), then copies.  A random 4 KiB block out of a 1 GiB region
- * otherwise arrives at the pace the hardware prefetcher ramps up to; all 64
- * misses at once fill in about 25% less time (one copy at a time, 40
- * alternating rounds: ~575 ns against ~800 ns for memcpy alone; rep movsb
- * alone ~770 ns).  A block the look-ahead hinted is already on its way, and
- * the extra hints then cost little: 4 KiB randread QD1 +7.5% (15 of 20
- * pairs), QD32 +7.3% (12 of 12), QD128 +5.2% (9 of 10) head to head.  Not
- * for writes: prefetchw of the destination measured 0.97 at QD1.  Not for a
- * read flagged FM_REQ_PREFETCHED: since the look-ahead hints a read in two
- * halves the hints cover it, and the 64 extra prefetches only cost (4 KiB
- * randread QD32 and QD128: 1.042 and 1.045 without them, in-run A/B).
+ * one per line), then copies: a random block otherwise arrives at the pace
+ * the hardware prefetcher ramps up to, and all its misses at once fill
+ * sooner.  Not for writes (prefetchw of the destination measured slower).
+ * Not for a read flagged FM_REQ_PREFETCHED: the look-ahead's hints cover it
+ * already, and the extra prefetches only cost.
  */
 #ifndef FM_DATA_READ_PREFETCH_MIN
 #define FM_DATA_READ_PREFETCH_MIN 512
@@ -48,11 +42,8 @@ void fm_data_zero(void *data, uint64_t offset, uint64_t len);
  * second level (prefetcht1).  A write (the region is the copy's
  * destination): the first FM_DATA_PREFETCH_WRITE_MAX bytes for writing
  * (prefetchw, first level).  Hints into the first level stall once its
- * line-fill buffers run out (4 KiB randread QD32, 1 GiB device: 1.76M IOPS
- * for all 64 lines, 1.95M for the first 8); hints into the second level do
- * not, and there the whole 4 KiB block beats its first 512 B (two CPUs, 4
- * alternating rounds, medians: QD32 2.00M vs 1.51M, QD128 2.10M vs 1.48M;
- * 2 KiB was in between, prefetcht2 the same as t1).
+ * line-fill buffers run out; hints into the second level do not, and there
+ * the whole 4 KiB block beats its first part.
  */
 #ifndef FM_DATA_PREFETCH_L1_MAX
 #define FM_DATA_PREFETCH_L1_MAX 512
@@ -94,10 +85,9 @@ static inline __attribute__((always_inline)) void fm_data_read_hint(const uint8_
 /*
  * fm_data_read() of a read into one segment: len bytes at byte offset of the
  * region into dst, first hinted as there unless prefetched (the request
- * carries FM_REQ_PREFETCHED).  Inline, for a transport's flat reads
- * (pmd/blk_req.h): the call into fm_data_read() and its segment loop
- * measured 1.3% of 4 KiB randread QD128 (in-run A/B).  Not timed for the
- * cost breakdown: a FEMUD_COST_BREAKDOWN build calls fm_data_read() instead.
+ * carries FM_REQ_PREFETCHED).  Inline, for a transport's flat reads: the
+ * call into fm_data_read() and its segment loop are a measurable share of a
+ * small read.
  */
 static inline __attribute__((always_inline)) void
 fm_data_read_seg(const void *data, uint64_t offset, void *dst, uint64_t len, bool prefetched)

@@ -126,11 +126,12 @@ struct fm_model {
 	/*
 	 * Non-NULL when every read of the model is a plain copy out of this
 	 * region (device byte offset o at flat_read + o), complete at once, no
-	 * model state read or written (NoSSD): a transport may then copy a
-	 * read itself (fm_data_read()) and hint it (fm_data_prefetch()) instead
-	 * of calling submit() and prefetch(); NULL for any other model.  Set by
-	 * create(), constant after.  Writes and every other operation still go
-	 * through submit().
+	 * model state read or written (NoSSD): the transport then copies every
+	 * read itself (fm_data_read()) and hints it (fm_data_prefetch()), and
+	 * submit() never gets FM_OP_READ (such a model may answer it
+	 * FM_S_UNSUPP); one read path, the transport's.  NULL for any other
+	 * model.  Set by create(), constant after.  Writes and every other
+	 * operation still go through submit().
 	 */
 	const void *flat_read;
 	/*
@@ -267,16 +268,5 @@ struct fm_model_ops {
 	 */
 	bool single_writer;
 };
-
-#ifdef FEMUD_COST_BREAKDOWN
-/*
- * Cost breakdown builds only (meson -Dcost_breakdown=true): TSC ticks the
- * calling thread spent copying data (the models' data movers add to it, the
- * transport reads it around submit() to split the model's time from the
- * copy's).  Each side's library holds a weak definition, so that either
- * links without the other.
- */
-extern __thread uint64_t fm_data_copy_ticks;
-#endif
 
 #endif /* FM_MODEL_H */

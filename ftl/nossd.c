@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * nossd.c - FEMU's NoSSD (femu_mode=2): a zero-latency memory disk.  Data is
- * copied at submission and every request completes at once.  The model keeps
+ * copied at submission and every request completes at once; reads are the
+ * transport's own copies out of the data region (its flat read region).  The model keeps
  * no mutable state, so any number of pollers may call submit() concurrently.
  * On a persistent medium (mem_path) writes go through the medium's undo log
  * (fm_undo.h) so that a killed femud leaves every block old or new.
@@ -50,7 +51,7 @@ static int nossd_create(struct fm_model_config *cfg, void *data, struct fm_model
 		return -ENOMEM;
 	}
 	n->base.ops = &fm_nossd_ops;
-	n->base.flat_read = data; /* a read is fm_data_read() at once, whatever undo does */
+	n->base.flat_read = data; /* every read is the transport's copy, whatever undo does */
 	n->data = data;
 	n->capacity = cfg->capacity_bytes;
 	n->undo = cfg->undo;
@@ -71,8 +72,7 @@ static enum fm_status nossd_submit(struct fm_model *model, const struct fm_req *
 	*due_ns = now_ns;
 	switch (req->op) {
 	case FM_OP_READ:
-		fm_data_read(m->data, req);
-		return FM_S_OK;
+		return FM_S_UNSUPP; /* the transport reads flat_read itself (fm_model.h) */
 	case FM_OP_WRITE:
 		if (__builtin_expect(model->snap != NULL, 0))
 			fm_snap_before_write(model->snap, req->offset, req->len);

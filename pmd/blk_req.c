@@ -8,83 +8,63 @@
 
 #include <rte_byteorder.h>
 
-#include "ftl/fm_data.h"
 #include "pmd/blk_req.h"
 
-static uint8_t status_of(enum fm_status s)
+void pmd_blk_req_read_other(const struct pmd_blk_target *t, uint64_t offset, uint64_t len,
+			    const struct fm_iov *iov, uint32_t iovcnt, uint32_t flags,
+			    uint64_t now_ns, struct pmd_blk_done *d)
 {
-	switch (s) {
-	case FM_S_OK:
-		return VIRTIO_BLK_S_OK;
-	case FM_S_UNSUPP:
-		return VIRTIO_BLK_S_UNSUPP;
-	default:
-		return VIRTIO_BLK_S_IOERR;
+	const struct fm_req req = {.op = FM_OP_READ,
+				   .flags = flags & FM_REQ_PREFETCHED,
+				   .offset = offset,
+				   .len = len,
+				   .iov = iov,
+				   .iovcnt = iovcnt};
+	uint64_t due = now_ns;
+	enum fm_status s;
+
+	if (t->model->flat_read != NULL) {
+		PMD_COST_COPY_BEGIN(copy_t0);
+		fm_data_read(t->model->flat_read, &req);
+		PMD_COST_COPY_END(copy_t0);
+		pmd_blk_done_read(d, len, now_ns);
+		return;
+	}
+	s = t->ops->submit(t->model, &req, now_ns, &due);
+	pmd_blk_done_read(d, len, due > now_ns ? due : now_ns);
+	if (s != FM_S_OK) {
+		d->status = pmd_blk_status_of(s);
+		d->used_len = 1;
+		d->rd_bytes = 0;
 	}
 }
 
-/* pmd_blk_req_submit(), inlined into the request path. */
-static inline __attribute__((always_inline)) enum fm_status
-model_submit(const struct pmd_blk_target *t, const struct fm_req *req, uint64_t now_ns,
-	     uint64_t *due_ns)
-{
-	if (req->op == FM_OP_READ && t->model->flat_read != NULL) {
-		fm_data_read(t->model->flat_read, req);
-		*due_ns = now_ns;
-		return FM_S_OK;
-	}
-	return t->ops->submit(t->model, req, now_ns, due_ns);
-}
-
-enum fm_status pmd_blk_req_submit(const struct pmd_blk_target *t, const struct fm_req *req,
-				  uint64_t now_ns, uint64_t *due_ns)
-{
-	return model_submit(t, req, now_ns, due_ns);
-}
-
-/* Always inlined: a flat read then costs exec_rw() no call before fm_data_read(). */
-static inline __attribute__((always_inline)) void submit(const struct pmd_blk_target *t,
-							 const struct fm_req *req, uint64_t now,
-							 struct pmd_blk_done *d)
+/* Hand req (not a read: pmd_blk_req_read()) to t's model; its status and due time into d. */
+static void submit(const struct pmd_blk_target *t, const struct fm_req *req, uint64_t now,
+		   struct pmd_blk_done *d)
 {
 	uint64_t due = now;
-	enum fm_status s = model_submit(t, req, now, &due);
+	enum fm_status s = t->ops->submit(t->model, req, now, &due);
 
-	d->status = status_of(s);
+	d->status = pmd_blk_status_of(s);
 	if (due > d->due_ns)
 		d->due_ns = due;
 }
 
-static void exec_rw(const struct pmd_blk_target *t, const struct pmd_chain *c, bool is_read,
-		    uint64_t now, struct pmd_blk_done *d)
+static void exec_write(const struct pmd_blk_target *t, const struct pmd_chain *c, uint64_t now,
+		       struct pmd_blk_done *d)
 {
-	uint64_t len = is_read ? c->wr_len : c->rd_len;
-	uint64_t stray = is_read ? c->rd_len : c->wr_len;
-	struct fm_req req = {.op = is_read ? FM_OP_READ : FM_OP_WRITE,
-			     .flags = is_read ? c->fm_flags & FM_REQ_PREFETCHED : 0,
-			     .len = len};
+	struct fm_req req = {.op = FM_OP_WRITE, .len = c->rd_len, .iov = c->iov, .iovcnt = c->nrd};
 
-	if (!is_read && t->readonly)
+	if (t->readonly || !pmd_blk_rw_ok(t, c, req.len, c->wr_len, &req.offset))
 		return;
-	/* a zero-length descriptor is no buffer at all: never a silent OK */
-	if (c->nempty != 0 || stray != 0 || len % PMD_BLK_SECTOR_SIZE != 0 ||
-	    !pmd_blk_range_ok(t, rte_le_to_cpu_64(c->hdr.sector), len, &req.offset))
-		return;
-	if (len == 0) {
+	if (req.len == 0) {
 		d->status = VIRTIO_BLK_S_OK;
 		return;
 	}
-	req.iov = is_read ? &c->iov[c->nrd] : c->iov;
-	req.iovcnt = is_read ? c->nwr : c->nrd;
 	submit(t, &req, now, d);
-	if (d->status != VIRTIO_BLK_S_OK)
-		return;
-	if (is_read) {
-		d->used_len += (uint32_t)len;
-		d->rd_bytes = len;
-	} else {
-		d->wr_bytes = len;
-	}
+	if (d->status == VIRTIO_BLK_S_OK)
+		d->wr_bytes = req.len;
 }
 
 static void exec_flush(const struct pmd_blk_target *t, uint64_t now, struct pmd_blk_done *d)
@@ -168,8 +148,8 @@ static void exec_dwz(const struct pmd_blk_target *t, const struct pmd_chain *c, 
 	}
 }
 
-void pmd_blk_req_exec_any(const struct pmd_blk_target *t, const struct pmd_chain *c,
-			  enum pmd_chain_result parsed, uint64_t now_ns, struct pmd_blk_done *d)
+void pmd_blk_req_exec_other(const struct pmd_blk_target *t, const struct pmd_chain *c,
+			    enum pmd_chain_result parsed, uint64_t now_ns, struct pmd_blk_done *d)
 {
 	d->status = VIRTIO_BLK_S_IOERR;
 	d->used_len = 1;
@@ -178,11 +158,11 @@ void pmd_blk_req_exec_any(const struct pmd_blk_target *t, const struct pmd_chain
 	if (parsed != PMD_CHAIN_OK)
 		return;
 	switch (rte_le_to_cpu_32(c->hdr.type)) {
-	case VIRTIO_BLK_T_IN:
-		exec_rw(t, c, true, now_ns, d);
+	case VIRTIO_BLK_T_IN: /* pmd_blk_req_exec() reads inline: only a direct call gets here */
+		pmd_blk_req_exec_read(t, c, now_ns, d);
 		break;
 	case VIRTIO_BLK_T_OUT:
-		exec_rw(t, c, false, now_ns, d);
+		exec_write(t, c, now_ns, d);
 		break;
 	case VIRTIO_BLK_T_FLUSH:
 		exec_flush(t, now_ns, d);

@@ -19,6 +19,7 @@
 #include "ftl/fm_data.h"
 #include "ftl/fm_model.h"
 #include "pmd/pmd.h"
+#include "pmd/pmd_measure.h"
 #include "pmd/vq_chain.h"
 
 /* virtio-blk's sector: the unit of a request's sector field. */
@@ -67,76 +68,110 @@ static inline bool pmd_blk_range_ok(const struct pmd_blk_target *t, uint64_t sec
 	return len <= t->capacity && *offset <= t->capacity - len;
 }
 
-/* pmd_blk_req_exec() for any request; see there. */
-void pmd_blk_req_exec_any(const struct pmd_blk_target *t, const struct pmd_chain *c,
-			  enum pmd_chain_result parsed, uint64_t now_ns, struct pmd_blk_done *done);
+/* VIRTIO_BLK_S_* of a model's status. */
+static inline uint8_t pmd_blk_status_of(enum fm_status s)
+{
+	return s == FM_S_OK	  ? VIRTIO_BLK_S_OK
+	       : s == FM_S_UNSUPP ? VIRTIO_BLK_S_UNSUPP
+				  : VIRTIO_BLK_S_IOERR;
+}
 
 /*
- * Serve c at once if it is the commonest request of a model with a flat
- * read region (struct fm_model's flat_read, NoSSD): an accepted IN request
- * with its data in one device-writable segment, no readable data, no empty
- * descriptor, a whole number of sectors inside the device.  false: not such
- * a request, nothing done.  What pmd_blk_req_exec_any() does for it, without
- * its calls (request build, model_submit(), fm_data_read()): those measured
- * 2.1% of 4 KiB randread QD128 (in-run A/B).
+ * The data of a read (len bytes in the device-writable segments) or a write
+ * (len bytes in the readable ones) of c: false when it has a segment of the
+ * other direction (stray bytes), an empty descriptor (virtio-blk: no
+ * buffer, never a silent OK), a length that is no whole number of sectors
+ * or a range outside the device; else its byte offset in *offset.
  */
-static inline __attribute__((always_inline)) bool
-pmd_blk_req_flat_read(const struct pmd_blk_target *t, const struct pmd_chain *c,
-		      enum pmd_chain_result parsed, uint64_t now_ns, struct pmd_blk_done *d)
+static inline bool pmd_blk_rw_ok(const struct pmd_blk_target *t, const struct pmd_chain *c,
+				 uint64_t len, uint64_t stray, uint64_t *offset)
 {
-	const void *flat = t->model->flat_read;
-	uint64_t len = c->wr_len, offset;
+	return c->nempty == 0 && stray == 0 && len % PMD_BLK_SECTOR_SIZE == 0 &&
+	       pmd_blk_range_ok(t, rte_le_to_cpu_64(c->hdr.sector), len, offset);
+}
 
-	if (flat == NULL || parsed != PMD_CHAIN_OK ||
-	    rte_le_to_cpu_32(c->hdr.type) != VIRTIO_BLK_T_IN || c->nwr != 1 || c->nrd != 0 ||
-	    c->rd_len != 0 || c->nempty != 0 || len == 0 || len % PMD_BLK_SECTOR_SIZE != 0 ||
-	    !pmd_blk_range_ok(t, rte_le_to_cpu_64(c->hdr.sector), len, &offset))
-		return false;
-#ifdef FEMUD_COST_BREAKDOWN
-	{ /* the timed mover: the breakdown's copy share stays measured */
-		const struct fm_req req = {.op = FM_OP_READ,
-					   .flags = c->fm_flags & FM_REQ_PREFETCHED,
-					   .offset = offset,
-					   .len = len,
-					   .iov = c->iov,
-					   .iovcnt = 1};
-
-		fm_data_read(flat, &req);
-	}
-#else
-	fm_data_read_seg(flat, offset, c->iov[0].base, len, c->fm_flags & FM_REQ_PREFETCHED);
-#endif
+/* A read of len bytes is done: d says so (OK, data and status byte written, now). */
+static inline void pmd_blk_done_read(struct pmd_blk_done *d, uint64_t len, uint64_t now_ns)
+{
 	d->status = VIRTIO_BLK_S_OK;
 	d->used_len = 1 + (uint32_t)len;
 	d->due_ns = now_ns;
 	d->rd_bytes = len;
 	d->wr_bytes = 0;
-	return true;
 }
+
+/* pmd_blk_req_read() of every read but a flat one into one segment (blk_req.c). */
+void pmd_blk_req_read_other(const struct pmd_blk_target *t, uint64_t offset, uint64_t len,
+			    const struct fm_iov *iov, uint32_t iovcnt, uint32_t flags,
+			    uint64_t now_ns, struct pmd_blk_done *d);
+
+/*
+ * The one read of a device, wherever pmd/ reads: len bytes (> 0) at byte
+ * offset (inside the device) into iov[0..iovcnt), flags FM_REQ_* (only
+ * FM_REQ_PREFETCHED applies), answered in d.  It decides between a copy out
+ * of the model's flat read region (struct fm_model's flat_read: NoSSD), at
+ * once, and the model's submit().  Inline, and a flat read into one segment
+ * copied inline (fm_data_read_seg()): the commonest request then costs the
+ * request path no call and builds no request.
+ */
+static inline __attribute__((always_inline)) void
+pmd_blk_req_read(const struct pmd_blk_target *t, uint64_t offset, uint64_t len,
+		 const struct fm_iov *iov, uint32_t iovcnt, uint32_t flags, uint64_t now_ns,
+		 struct pmd_blk_done *d)
+{
+	const void *flat = t->model->flat_read;
+
+	if (flat != NULL && iovcnt == 1) {
+		PMD_COST_COPY_BEGIN(copy_t0);
+		fm_data_read_seg(flat, offset, iov[0].base, len, flags & FM_REQ_PREFETCHED);
+		PMD_COST_COPY_END(copy_t0);
+		pmd_blk_done_read(d, len, now_ns);
+		return;
+	}
+	pmd_blk_req_read_other(t, offset, len, iov, iovcnt, flags, now_ns, d);
+}
+
+/* An accepted IN request (pmd_blk_req_exec()): checked, then pmd_blk_req_read(). */
+static inline __attribute__((always_inline)) void
+pmd_blk_req_exec_read(const struct pmd_blk_target *t, const struct pmd_chain *c, uint64_t now_ns,
+		      struct pmd_blk_done *d)
+{
+	uint64_t offset;
+
+	if (!pmd_blk_rw_ok(t, c, c->wr_len, c->rd_len, &offset)) {
+		d->status = VIRTIO_BLK_S_IOERR;
+		d->used_len = 1;
+		d->due_ns = now_ns;
+		d->rd_bytes = d->wr_bytes = 0;
+		return;
+	}
+	if (c->wr_len == 0) {
+		pmd_blk_done_read(d, 0, now_ns);
+		return;
+	}
+	pmd_blk_req_read(t, offset, c->wr_len, &c->iov[c->nrd], c->nwr, c->fm_flags, now_ns, d);
+}
+
+/* pmd_blk_req_exec() of every request but an accepted IN (blk_req.c). */
+void pmd_blk_req_exec_other(const struct pmd_blk_target *t, const struct pmd_chain *c,
+			    enum pmd_chain_result parsed, uint64_t now_ns,
+			    struct pmd_blk_done *done);
 
 /*
  * Execute a chain that pmd_chain_parse() accepted (PMD_CHAIN_OK) or
  * answer one it rejected (PMD_CHAIN_IOERR).  Does not write the status
- * byte: the caller does at completion time.  Inline: a flat read
- * (pmd_blk_req_flat_read()) is served in the caller.
+ * byte: the caller does at completion time.  Inline, with the read: the
+ * commonest request is served in the caller.
  */
 static inline __attribute__((always_inline)) void
 pmd_blk_req_exec(const struct pmd_blk_target *t, const struct pmd_chain *c,
 		 enum pmd_chain_result parsed, uint64_t now_ns, struct pmd_blk_done *done)
 {
-	if (!pmd_blk_req_flat_read(t, c, parsed, now_ns, done))
-		pmd_blk_req_exec_any(t, c, parsed, now_ns, done);
+	if (parsed == PMD_CHAIN_OK && rte_le_to_cpu_32(c->hdr.type) == VIRTIO_BLK_T_IN)
+		pmd_blk_req_exec_read(t, c, now_ns, done);
+	else
+		pmd_blk_req_exec_other(t, c, parsed, now_ns, done);
 }
-
-/*
- * Hand req to t's model (its submit()), or, for a read of a model with a
- * flat read region (struct fm_model's flat_read), copy it out of that region
- * here with fm_data_read(): what submit() would do, without the call through
- * the ops table.  The model's status; *due_ns its completion time (now_ns for
- * a flat read).  req must lie inside the device.
- */
-enum fm_status pmd_blk_req_submit(const struct pmd_blk_target *t, const struct fm_req *req,
-				  uint64_t now_ns, uint64_t *due_ns);
 
 /*
  * Hand the model a prefetch hint for a read or write request peeked ahead

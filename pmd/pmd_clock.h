@@ -32,9 +32,8 @@ void pmd_clock_init(uint64_t tsc_hz);
  * 60 ms (the median of three 20-ms windows, each end bracketed by two clock
  * reads a few microseconds apart, so a preemption there is seen and the
  * window taken again); 0 when no window could be taken cleanly.  DPDK's
- * rte_get_tsc_hz() is a nominal figure rounded to 10 MHz on many hosts
- * (here 2600 MHz for a TSC the kernel measured at 2596.136 MHz: 0.15% off,
- * which every modelled latency would carry).
+ * rte_get_tsc_hz() is a nominal figure rounded to 10 MHz on many hosts, an
+ * error every modelled latency would carry.
  */
 uint64_t pmd_clock_measure_hz(void);
 

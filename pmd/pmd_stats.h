@@ -28,29 +28,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "pmd/pmd_measure.h"
+
 /* How a counter of several queues (or of stopped queues) is combined. */
 #define PMD_CTR_SUM 0
 #define PMD_CTR_MAX 1
 
 /* Per-queue counters: X(field, printed name, PMD_CTR_SUM or PMD_CTR_MAX). */
-/*
- * Cost breakdown builds (meson -Dcost_breakdown=true) only: TSC ticks of each
- * phase of the sweep (vq.c), summed over requests; none in other builds.
- */
-#ifdef FEMUD_COST_BREAKDOWN
-#define PMD_VQ_COST_COUNTERS(X)                                                                    \
-	X(cost_ring, "cost_ring_ticks", PMD_CTR_SUM) /* avail, peeks, inflight */                  \
-	X(cost_hint, "cost_hint_ticks", PMD_CTR_SUM) /* data prefetch hints of the peeks */        \
-	X(cost_validate, "cost_validate_ticks", PMD_CTR_SUM) /* pmd_chain_parse */                 \
-	X(cost_model, "cost_model_ticks", PMD_CTR_SUM) /* checks and submit, less the copy */      \
-	X(cost_copy, "cost_copy_ticks", PMD_CTR_SUM)   /* data copies (fm_data_copy_ticks) */      \
-	X(cost_complete, "cost_complete_ticks", PMD_CTR_SUM) /* status, used entry, heap */        \
-	X(cost_publish, "cost_publish_ticks", PMD_CTR_SUM)   /* used index, call decision */       \
-	X(cost_sweeps, "cost_sweeps", PMD_CTR_SUM)	     /* sweeps that published */
-#else
-#define PMD_VQ_COST_COUNTERS(X)
-#endif
-
+/* Cost breakdown builds add PMD_VQ_COST_COUNTERS (pmd_measure.h); none in others. */
 #define PMD_VQ_COUNTERS(X)                                                                         \
 	X(requests, "requests", PMD_CTR_SUM)	   /* requests completed */                        \
 	X(rd_bytes, "read_bytes", PMD_CTR_SUM)	   /* data bytes read by the guest */              \

@@ -24,9 +24,9 @@
 #include <rte_ring.h>
 
 #include "pmd/pmd.h"
-#include "pmd/pmd_ab.h"
 #include "pmd/pmd_log.h"
 #include "pmd/pmd_clock.h"
+#include "pmd/pmd_measure.h"
 #include "pmd/poller.h"
 #include "pmd/poller_sleep.h"
 #include "pmd/poller_watch.h"
@@ -227,19 +227,15 @@ static int poller_loop(void *arg)
 			poller_drain_ctl(p);
 			pmd_sleep_flush(&p->sleep);
 		}
-#ifdef FEMUD_AB_PHASE
-		if (pmd_ab_copy_turn() && p->nvq > 0) {
-			pmd_ab_copy_phase(p->vqs[0]->target);
+		if (p->nvq > 0 && PMD_AB_COPY_PHASE(p->vqs[0]->target))
 			continue;
-		}
-#endif
 		/* a fresh clock per queue: due completions of later queues stay on time */
 		for (i = 0; i < p->nvq; i++)
 			work += pmd_vq_sweep(p->vqs[i], pmd_now_ns(), &p->chain);
 		PMD_CTR_INC(p->st.sweeps);
 		if (work) {
 			PMD_CTR_INC(p->st.busy_sweeps);
-			pmd_ab_served(work);
+			PMD_AB_SERVED(work);
 			if (p->adaptive)
 				pmd_sleep_busy(&p->sleep);
 		} else {

@@ -24,39 +24,13 @@
 #include <rte_malloc.h>
 #include <rte_prefetch.h>
 
-#include "pmd/pmd_ab.h"
 #include "pmd/pmd_log.h"
+#include "pmd/pmd_measure.h"
 #include "pmd/poller_watch.h"
 #include "pmd/vq.h"
 
 /* The watchdog's posts of call fds it freed (poller_watch.h), read after a call write. */
 int pmd_watch_rescued[PMD_MAX_POLLERS] __attribute__((aligned(64)));
-
-/*
- * Cost breakdown builds time each phase with the TSC (rdtscp: it waits for
- * the loads before it, so that a phase is not charged with the misses of
- * the one before); other builds compile it out.
- */
-#ifdef FEMUD_COST_BREAKDOWN
-#include <x86intrin.h>
-static inline uint64_t cost_now(void)
-{
-	unsigned aux;
-
-	return __rdtscp(&aux);
-}
-/* weak: libpmd links without libftl (fm_model.h) */
-__attribute__((weak)) __thread uint64_t fm_data_copy_ticks;
-#define COST_NOW() cost_now()
-#define COST_ADD(q, field, ticks) PMD_CTR_ADD((q)->st.cost_##field, (ticks))
-#define COPY_TICKS() fm_data_copy_ticks
-#define HINT_TICKS(q) ((q)->st.cost_hint)
-#else
-#define COST_NOW() ((uint64_t)0)
-#define COST_ADD(q, field, ticks) ((void)(q), (void)(ticks))
-#define COPY_TICKS() ((uint64_t)0)
-#define HINT_TICKS(q) ((uint64_t)0)
-#endif
 
 static inline uint16_t ld16(const volatile uint16_t *p)
 {
@@ -297,8 +271,8 @@ static void vq_account(struct pmd_vq *q, const struct pmd_blk_done *d)
  * entry's; asked for as soon as the avail index moved, both overlap.  A
  * wrong guess costs two prefetches of lines femud read before (a prefetch
  * never faults, so a guess left from an older memory table is harmless).
- * Not the status line: fetching it for writing (prefetchw) measured 4%
- * slower at QD1.
+ * Not the status line: fetching it for writing (prefetchw) measured slower
+ * at QD1.
  */
 static inline void vq_prefetch_guess(const struct pmd_vq *q)
 {
@@ -316,20 +290,19 @@ static inline void vq_guess_remember(struct pmd_vq *q, uint16_t head, const stru
 /*
  * Serve one request at head, its data hinted to the model already when
  * hinted; false when the queue had to stop.  Always inlined into the take
- * loop, as vq_complete() into it: the two calls measured 1.1% and 0.5% of
- * 4 KiB randread QD128 (in-run A/B).
+ * loop, as vq_complete() into it: each call is a measurable share of a
+ * small request.
  */
 static inline __attribute__((always_inline)) bool
 vq_serve(struct pmd_vq *q, uint16_t head, bool hinted, uint64_t now, struct pmd_chain *c)
 {
 	const struct pmd_chain_ring ring = {
 	    .desc = q->desc, .size = q->size, .indirect_ok = q->indirect};
-	uint64_t t0 = COST_NOW(), t1, t2, copy0;
+	PMD_COST_WATCH(w, q->st);
 	enum pmd_chain_result r = pmd_chain_parse(q->mem, &ring, head, c);
 	struct pmd_blk_done d;
 
-	t1 = COST_NOW();
-	COST_ADD(q, validate, t1 - t0);
+	PMD_COST_LAP(w, q->st, validate);
 	if (r == PMD_CHAIN_BROKEN) {
 		vq_break(q, c->why);
 		return false;
@@ -337,11 +310,8 @@ vq_serve(struct pmd_vq *q, uint16_t head, bool hinted, uint64_t now, struct pmd_
 	vq_guess_remember(q, head, c);
 	if (hinted)
 		c->fm_flags |= FM_REQ_PREFETCHED;
-	copy0 = COPY_TICKS();
 	pmd_blk_req_exec(q->target, c, r, now, &d);
-	t2 = COST_NOW();
-	COST_ADD(q, copy, COPY_TICKS() - copy0);
-	COST_ADD(q, model, t2 - t1 - (COPY_TICKS() - copy0));
+	PMD_COST_LAP(w, q->st, model);
 	vq_account(q, &d);
 	if (d.due_ns <= now) {
 		vq_complete(q, head, c->status, d.status, d.used_len);
@@ -354,7 +324,7 @@ vq_serve(struct pmd_vq *q, uint16_t head, bool hinted, uint64_t now, struct pmd_
 
 		heap_push(q, &p);
 	}
-	COST_ADD(q, complete, COST_NOW() - t2);
+	PMD_COST_LAP(w, q->st, complete);
 	return true;
 }
 
@@ -402,10 +372,10 @@ static inline bool vq_hinted_take(struct pmd_vq *q, uint16_t idx)
 /* Hand one data hint to the model (cost builds time it apart). */
 static void vq_hint(struct pmd_vq *q, const struct pmd_chain_hint *h)
 {
-	uint64_t t0 = COST_NOW();
+	PMD_COST_WATCH(w, q->st);
 
 	pmd_blk_req_prefetch(q->target, h);
-	COST_ADD(q, hint, COST_NOW() - t0);
+	PMD_COST_LAP(w, q->st, hint);
 }
 
 /*
@@ -470,7 +440,7 @@ static inline void vq_touch(struct pmd_vq *q, uint16_t idx)
  * Touch requests PMD_VQ_LOOKAHEAD..PMD_VQ_TOUCH_AHEAD-1 and prefetch
  * requests 1..PMD_VQ_LOOKAHEAD-1 of a burst of n (the loop then stays
  * ahead).  Not request 0: it is served at once, a hint could not run
- * ahead of its copy and only costs time (QD1 latency measured ~5% worse).
+ * ahead of its copy and only costs time (QD1 latency measured worse).
  */
 static void vq_prefetch_start(struct pmd_vq *q, uint16_t n)
 {
@@ -520,8 +490,8 @@ static inline void vq_avail_event_follow(struct pmd_vq *q)
  * used index store), so without it a quarter of its requests began a burst.
  * Only for bursts of requests larger than PMD_VQ_EXTEND_MIN_AVG_BYTES on
  * average: small ones get short hints, and their sweep stores the used
- * index only at its end, which a longer sweep would delay (512 B QD128
- * measured 0.97 with every burst extended).
+ * index only at its end, which a longer sweep would delay (512 B requests
+ * measured slower with every burst extended).
  */
 static inline uint16_t vq_burst_extend(struct pmd_vq *q, uint16_t i, uint16_t n)
 {
@@ -541,7 +511,7 @@ static inline uint16_t vq_burst_extend(struct pmd_vq *q, uint16_t i, uint16_t n)
 
 static unsigned vq_take(struct pmd_vq *q, uint64_t now, struct pmd_chain *c)
 {
-	uint64_t t0 = COST_NOW(), hint0 = HINT_TICKS(q);
+	PMD_COST_WATCH(w, q->st);
 	uint16_t avail_idx = ld16(&q->avail->idx);
 	uint16_t n = (uint16_t)(avail_idx - q->last_avail);
 	uint64_t bytes = 0, published = 0;
@@ -560,12 +530,11 @@ static unsigned vq_take(struct pmd_vq *q, uint64_t now, struct pmd_chain *c)
 	rte_smp_rmb();
 	if (q->prefetch)
 		vq_prefetch_start(q, n);
-	COST_ADD(q, ring, COST_NOW() - t0 - (HINT_TICKS(q) - hint0));
+	PMD_COST_LAP(w, q->st, ring);
 	for (i = 0; i < n && q->nheap < q->size && bytes < PMD_VQ_BURST_BYTES; i++) {
 		uint16_t head;
 
-		t0 = COST_NOW();
-		hint0 = HINT_TICKS(q);
+		PMD_COST_RESTART(w, q->st);
 		head = ld16(&q->avail->ring[q->last_avail & q->mask]);
 		if (q->prefetch && i + PMD_VQ_LOOKAHEAD == n && n < PMD_VQ_BURST &&
 		    bytes > (uint64_t)i * PMD_VQ_EXTEND_MIN_AVG_BYTES)
@@ -579,7 +548,7 @@ static unsigned vq_take(struct pmd_vq *q, uint64_t now, struct pmd_chain *c)
 
 		if (q->inflight && head < q->size)
 			rte_vhost_set_inflight_desc_split(q->vid, q->qid, head);
-		COST_ADD(q, ring, COST_NOW() - t0 - (HINT_TICKS(q) - hint0));
+		PMD_COST_LAP(w, q->st, ring);
 		if (!vq_serve(q, head, q->prefetch && vq_hinted_take(q, q->last_avail), now, c))
 			break;
 		q->last_avail++;
@@ -662,32 +631,14 @@ unsigned pmd_vq_sweep(struct pmd_vq *q, uint64_t now_ns, struct pmd_chain *scrat
 		q->model_busy = pmd_blk_req_idle(q->target, now_ns);
 	work += taken;
 	if (q->used_idx != used_before) {
-		uint64_t t0 = COST_NOW();
+		PMD_COST_WATCH(w, q->st);
 
 		vq_publish_notify(q);
-		COST_ADD(q, publish, COST_NOW() - t0);
-		COST_ADD(q, sweeps, 1);
+		PMD_COST_LAP(w, q->st, publish);
+		PMD_COST_COUNT(q->st, sweeps);
 	}
 	return work;
 }
-
-#ifdef FEMUD_COST_BREAKDOWN
-void pmd_vq_cost_print(FILE *out, unsigned qid, const struct pmd_vq_stats *c, uint64_t requests,
-		       uint64_t tsc_hz)
-{
-	double k = requests && tsc_hz ? 1e9 / (double)tsc_hz / (double)requests : 0;
-	uint64_t total = c->cost_ring + c->cost_hint + c->cost_validate + c->cost_model +
-			 c->cost_copy + c->cost_complete + c->cost_publish;
-
-	fprintf(out,
-		"  q%u cost_ns_per_request ring %.1f hint %.1f validate %.1f model %.1f copy %.1f "
-		"complete %.1f publish %.1f total %.1f requests_per_sweep %.1f\n",
-		qid, (double)c->cost_ring * k, (double)c->cost_hint * k,
-		(double)c->cost_validate * k, (double)c->cost_model * k, (double)c->cost_copy * k,
-		(double)c->cost_complete * k, (double)c->cost_publish * k, (double)total * k,
-		c->cost_sweeps ? (double)requests / (double)c->cost_sweeps : 0.0);
-}
-#endif
 
 void pmd_vq_flush(struct pmd_vq *q, uint64_t now_ns, struct pmd_chain *scratch)
 {

@@ -32,22 +32,18 @@
 /*
  * Requests taken from one queue in one sweep, and the data bytes after which
  * a sweep stops early (~50 us of copying) so that due completions of this
- * and other queues are posted on time.  128 against 64 (in-run A/B,
- * pmd_ab.h; 4 KiB randread, 1 GiB NoSSD): QD128 1.017, 1.015, QD32 1.018
- * (a QD32 sweep grows past 64 by the requests refilled meanwhile), 512 B
- * QD128 0.999; 96: QD128 1.011; 32: 0.975.  At 4 KiB the byte bound ends a
- * sweep at 128 requests either way.
+ * and other queues are posted on time.  128 measured faster than 32, 64
+ * and 96 at 4 KiB (a QD32 sweep grows past 64 by the requests refilled
+ * meanwhile) and no slower at 512 B; at 4 KiB the byte bound ends a sweep
+ * at 128 requests either way.
  */
 #define PMD_VQ_BURST 128
 #define PMD_VQ_BURST_BYTES (512u << 10)
 /*
  * With a model that has a prefetch op, a sweep peeks this many requests
  * ahead of the one it serves and hands the model a hint for their data, so
- * that the memory latency of several requests overlaps.  3 against 4 (the
- * rest of a split hint 2 ahead either way), in-run A/B (pmd_ab.h): 4 KiB
- * randread QD32 1.006, 1.007, 1.007 (~55% of ~1300 phase triples ahead),
- * QD128 1.003, 16 KiB QD32 1.004, 512 B QD128 0.998; 5 and 6 read 0.993
- * and 0.985 at QD32.
+ * that the memory latency of several requests overlaps.  3 measured
+ * fastest of 3 to 6.
  */
 #ifndef PMD_VQ_LOOKAHEAD
 #define PMD_VQ_LOOKAHEAD 3
@@ -70,13 +66,8 @@
  * PMD_VQ_LOOKAHEAD ahead those loads stall the sweep.  Requests this many
  * ahead get their header and data descriptor lines asked for, and where
  * they are is noted in their hint slot: the peek then reads the header and
- * the length there instead of walking the chain again.  In-run A/B
- * (pmd_ab.h), the touch alone against none, 4 KiB randread QD32: 1.015 at
- * 5; 1.017, 1.011, 0.9995 and 1.008 (30 s) at 6; 1.003 at 7; 1.019 and
- * 1.006 (30 s) at 8; 0.993 at 10, 0.996 at 14; at 6 QD128 1.017, 512 B
- * QD128 0.998.  The peek from the noted places against the full peek, with
- * the touch at 6: QD32 1.026 and 1.035 (30 s), QD128 1.023, 512 B QD128
- * 1.017, QD1 0.999, 16 KiB QD32 1.004.
+ * the length there instead of walking the chain again.  6 measured best of
+ * 5 to 14.
  */
 #define PMD_VQ_TOUCH_AHEAD 6
 /* Hint state kept per avail position, by position % this (power of two > PMD_VQ_TOUCH_AHEAD). */
@@ -93,7 +84,7 @@
  * 1: when the avail index moved, prefetch the descriptor and header lines of
  * the chain served last before reading the avail entry (a driver with a LIFO
  * free list reuses it: at QD1 its two transfers overlap instead of following
- * each other); 0: off, for A/B builds.
+ * each other); 0: off, to measure without it.
  */
 #ifndef PMD_VQ_GUESS
 #define PMD_VQ_GUESS 1
@@ -224,15 +215,6 @@ void pmd_vq_free(struct pmd_vq *q);
  * scratch is a per-poller chain buffer.
  */
 unsigned pmd_vq_sweep(struct pmd_vq *q, uint64_t now_ns, struct pmd_chain *scratch);
-
-#ifdef FEMUD_COST_BREAKDOWN
-/*
- * Cost breakdown builds: print the cost_* counters of c as ns per request
- * ("  qN cost_ns_per_request ring .. total .."); tsc_hz converts ticks.
- */
-void pmd_vq_cost_print(FILE *out, unsigned qid, const struct pmd_vq_stats *c, uint64_t requests,
-		       uint64_t tsc_hz);
-#endif
 
 /*
  * A queue starts serving (its poller has just taken it): send the driver one

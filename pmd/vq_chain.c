@@ -230,8 +230,7 @@ enum pmd_chain_result pmd_chain_parse_walk(struct rte_vhost_memory *mem,
  * first descriptor d lies in tbl (tbl_size entries); false when the header
  * cannot be read (t->next is set either way).  The one set of rules
  * pmd_chain_peek() and pmd_chain_touch() share.  Always inlined: its call
- * (and the header lookup's) cost the touch 0.7% of 4 KiB randread QD128
- * (in-run A/B).
+ * and the header lookup's are a measurable share of the touch.
  */
 static inline __attribute__((always_inline)) bool
 chain_locate(struct rte_vhost_memory *mem, const struct vring_desc *tbl, uint32_t tbl_size,

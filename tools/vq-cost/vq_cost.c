@@ -38,6 +38,7 @@
 #endif
 #include "numa/mbe.h"
 #include "pmd/blk_req.h"
+#include "pmd/pmd_measure.h"
 #include "pmd/vq.h"
 
 #define QSIZE 1024u
@@ -280,65 +281,40 @@ static double batch_copy(const uint8_t *backend, const struct ring *r, const str
 	return (double)(rte_rdtsc() - t0) / n;
 }
 
-#ifdef FEMUD_COST_BREAKDOWN
 static double median(double *v, unsigned n);
 
-/* The cost_* counters of a queue (cost breakdown builds), in PMD_VQ_COST_COUNTERS order. */
-#define COST_FIELD_(field, name, kind) uint64_t field;
-struct cost {
-	PMD_VQ_COST_COUNTERS(COST_FIELD_)
-};
-#define COST_COPY_(field, name, kind) c->field = s->field;
-static void cost_of(struct cost *c, const struct pmd_vq_stats *s)
-{
-	PMD_VQ_COST_COUNTERS(COST_COPY_)
-}
-
-/* A batch's cost breakdown as ticks per COST_SCALE requests. */
+/*
+ * The cost breakdown (pmd_measure.h, cost breakdown builds only): a batch's
+ * queue counters per COST_SCALE requests, and their median over batches,
+ * field by field (every counter is a uint64_t; only the cost_* ones are
+ * printed).
+ */
 #define COST_SCALE 1000u
-static void cost_delta(struct cost *d, const struct cost *a, const struct cost *b,
-		       uint64_t requests)
+#define STATS_FIELDS (sizeof(struct pmd_vq_stats) / sizeof(uint64_t))
+_Static_assert(sizeof(struct pmd_vq_stats) % sizeof(uint64_t) == 0, "counters are uint64_t");
+
+static void cost_delta(struct pmd_vq_stats *d, const struct pmd_vq_stats *a,
+		       const struct pmd_vq_stats *b, uint64_t requests)
 {
 	const uint64_t *pa = (const uint64_t *)a, *pb = (const uint64_t *)b;
 	uint64_t *pd = (uint64_t *)d;
 
-	for (size_t i = 0; i < sizeof(*d) / sizeof(uint64_t); i++)
+	for (size_t i = 0; i < STATS_FIELDS; i++)
 		pd[i] = requests ? (pb[i] - pa[i]) * COST_SCALE / requests : 0;
 }
 
 /* Field by field median of n batches' breakdowns (a preempted batch is an outlier). */
-static void cost_median(struct pmd_vq_stats *m, const struct cost *b, unsigned n)
+static void cost_median(struct pmd_vq_stats *m, const struct pmd_vq_stats *b, unsigned n)
 {
 	static double v[BATCHES_MAX];
-	struct cost c;
-	uint64_t *pc = (uint64_t *)&c;
+	uint64_t *pm = (uint64_t *)m;
 
-	for (size_t f = 0; f < sizeof(c) / sizeof(uint64_t); f++) {
+	for (size_t f = 0; f < STATS_FIELDS; f++) {
 		for (unsigned i = 0; i < n; i++)
 			v[i] = (double)((const uint64_t *)&b[i])[f];
-		pc[f] = (uint64_t)median(v, n);
+		pm[f] = (uint64_t)median(v, n);
 	}
-	memset(m, 0, sizeof(*m));
-#define COST_BACK_(field, name, kind) m->field = c.field;
-	PMD_VQ_COST_COUNTERS(COST_BACK_)
 }
-
-/* ", \"cost_ns\": {...}" from a median breakdown (ticks per COST_SCALE requests). */
-static void cost_json(const struct pmd_vq_stats *c, uint64_t requests, double tpn)
-{
-	double k = requests ? 1.0 / tpn / (double)requests : 0;
-
-	if (c->cost_sweeps == 0)
-		return;
-	printf(", \"cost_ns\": {\"ring\": %.1f, \"hint\": %.1f, \"validate\": %.1f, "
-	       "\"model\": %.1f, "
-	       "\"copy\": %.1f, \"complete\": %.1f, \"publish\": %.1f}, "
-	       "\"requests_per_sweep\": %.1f",
-	       (double)c->cost_ring * k, (double)c->cost_hint * k, (double)c->cost_validate * k,
-	       (double)c->cost_model * k, (double)c->cost_copy * k, (double)c->cost_complete * k,
-	       (double)c->cost_publish * k, (double)requests / (double)c->cost_sweeps);
-}
-#endif
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -508,10 +484,8 @@ int main(int argc, char **argv)
 	static double vq_b[BATCHES_MAX], cp_b[BATCHES_MAX], t_b[BATCHES_MAX];
 	static double cpv[COPY_PF_COUNT][BATCHES_MAX]; /* per hint scheme */
 	enum copy_pf best_pf = COPY_PF_L1_512;
-#ifdef FEMUD_COST_BREAKDOWN
-	static struct cost cost_b[BATCHES_MAX];
-	struct pmd_vq_stats cost_med;
-#endif
+	static struct pmd_vq_stats cost_b[BATCHES_MAX]; /* untouched unless PMD_COST_ON */
+	struct pmd_vq_stats cost_med = {0};
 	static struct pmd_chain scratch;
 	struct fm_model_config cfg = {0};
 	struct pmd_blk_target t = {.blk_size = 512, .ops = &fm_nossd_ops};
@@ -559,18 +533,11 @@ int main(int argc, char **argv)
 	t_start = now_s();
 	t_end = t_start + o.time_s;
 	while (nb < BATCHES_MAX && (nb < 3 || now_s() < t_end)) {
-#ifdef FEMUD_COST_BREAKDOWN
-		struct cost c0, c1;
-		uint64_t r0 = q->st.requests;
-
-		cost_of(&c0, &q->st);
-#endif
+		const struct pmd_vq_stats st0 = q->st;
 
 		vq_b[nb] = batch_vq(&r, &o, q, &scratch, blocks, &rng, per) / tpn;
-#ifdef FEMUD_COST_BREAKDOWN
-		cost_of(&c1, &q->st);
-		cost_delta(&cost_b[nb], &c0, &c1, q->st.requests - r0);
-#endif
+		if (PMD_COST_ON)
+			cost_delta(&cost_b[nb], &st0, &q->st, q->st.requests - st0.requests);
 		for (int pf = 0; pf < COPY_PF_COUNT; pf++)
 			cpv[pf][nb] =
 			    batch_copy(be.addr, &r, &o, blocks, &rng, per, (enum copy_pf)pf) / tpn;
@@ -595,9 +562,8 @@ int main(int argc, char **argv)
 			best_pf = (enum copy_pf)pf;
 		}
 	}
-#ifdef FEMUD_COST_BREAKDOWN
-	cost_median(&cost_med, cost_b, nb);
-#endif
+	if (PMD_COST_ON)
+		cost_median(&cost_med, cost_b, nb);
 	if (o.json) {
 		printf("{\"bs\": %u, \"qd\": %u, \"size_mb\": %u, \"page_size\": %zu, "
 		       "\"thp_bytes\": %zu, \"batches\": %u, \"vq_ns\": %.1f, \"copy_ns\": %.1f, "
@@ -605,9 +571,7 @@ int main(int argc, char **argv)
 		       "\"copy_prefetch\": \"%s\"",
 		       o.bs, o.qd, o.size_mb, be.page_size, be.thp_bytes, nb, v, cp, 1e9 / v,
 		       1e9 / cp, cp / v, copy_pf_names[best_pf]);
-#ifdef FEMUD_COST_BREAKDOWN
-		cost_json(&cost_med, COST_SCALE, tpn);
-#endif
+		PMD_COST_JSON(stdout, &cost_med, COST_SCALE, tpn);
 		printf("}\n");
 	} else {
 		printf("bs %u qd %u, %u MiB backend (%zu-byte pages, %zu MiB THP), %u batches: "
@@ -615,9 +579,7 @@ int main(int argc, char **argv)
 		       "femud at %.1f%% of the copy rate\n",
 		       o.bs, o.qd, o.size_mb, be.page_size, be.thp_bytes >> 20, nb, v, 1e3 / v, cp,
 		       1e3 / cp, copy_pf_names[best_pf], 100 * cp / v);
-#ifdef FEMUD_COST_BREAKDOWN
-		pmd_vq_cost_print(stdout, 0, &cost_med, COST_SCALE, (uint64_t)(tpn * 1e9));
-#endif
+		PMD_COST_PRINT(stdout, 0, &cost_med, COST_SCALE, (uint64_t)(tpn * 1e9));
 	}
 	pmd_vq_free(q);
 	fm_nossd_ops.destroy(t.model);

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_nossd.c - the NoSSD model: data written through scattered segments
- * reads back (also reads longer than the block fm_data_read() prefetches, and
- * the device's last bytes in front of an unmapped page), discard/write-zeroes
- * zero the range, completion is immediate,
- * and model keys are refused.
+ * reads back as a transport reads it, out of the flat read region (also reads
+ * longer than the block fm_data_read() prefetches, and the device's last
+ * bytes in front of an unmapped page), discard/write-zeroes zero the range,
+ * completion is immediate, submit() refuses reads, and model keys are
+ * refused.
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "ftl/fm_data.h"
 #include "ftl/fm_model_registry.h"
 
 #define CAP (1u << 20)
@@ -43,6 +45,10 @@ static enum fm_status rw(enum fm_op op, uint64_t off, struct fm_iov *iov, uint32
 
 	for (uint32_t i = 0; i < n; i++)
 		r.len += iov[i].len;
+	if (op == FM_OP_READ) { /* a read is the transport's copy out of the flat region */
+		fm_data_read(m->flat_read, &r);
+		return FM_S_OK;
+	}
 	enum fm_status s = fm_nossd_ops.submit(m, &r, 1000, &due);
 	cr_assert_leq(due, 1000, "NoSSD completes at once");
 	return s;
@@ -115,9 +121,8 @@ Test(nossd, the_last_block_reads_back_in_front_of_an_unmapped_page)
 	{
 		struct fm_req r = {
 		    .op = FM_OP_READ, .offset = CAP - 4096, .len = 4096, .iov = v, .iovcnt = 2};
-		uint64_t due;
 
-		cr_assert_eq(fm_nossd_ops.submit(tail, &r, 0, &due), FM_S_OK);
+		fm_data_read(tail->flat_read, &r);
 	}
 	expect_pattern(x, CAP - 4096, sizeof(x));
 	expect_pattern(y, CAP - 4096 + sizeof(x), sizeof(y));
@@ -175,4 +180,20 @@ Test(nossd, flat_read_is_the_data_region_writes_land_there, .init = setup, .fini
 		w[i] = (uint8_t)(i ^ 0x5a);
 	cr_assert_eq(rw(FM_OP_WRITE, 8192, wi, 1), FM_S_OK);
 	cr_assert(memcmp((const uint8_t *)m->flat_read + 8192, w, sizeof(w)) == 0);
+}
+
+/* NoSSD has one read path, the transport's: submit() refuses a read and copies nothing. */
+Test(nossd, submit_refuses_reads, .init = setup, .fini = teardown)
+{
+	uint8_t buf[512];
+	struct fm_iov v = {buf, sizeof(buf)};
+	struct fm_req r = {
+	    .op = FM_OP_READ, .offset = 0, .len = sizeof(buf), .iov = &v, .iovcnt = 1};
+	uint64_t due = 0;
+
+	memset(data, 0x3c, 512);
+	memset(buf, 0xee, sizeof(buf));
+	cr_assert_eq(fm_nossd_ops.submit(m, &r, 1000, &due), FM_S_UNSUPP);
+	for (size_t i = 0; i < sizeof(buf); i++)
+		cr_assert_eq(buf[i], 0xee, "byte %zu copied by a refused read", i);
 }

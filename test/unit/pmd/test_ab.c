@@ -7,6 +7,7 @@
 #include <criterion/criterion.h>
 
 #include "pmd/pmd_ab.h"
+#include "pmd/pmd_measure.h"
 
 #define HZ 1e9	   /* 1 tick = 1 ns */
 #define PHASE 1000 /* requests a phase: 1000 ticks (1 us) a phase is 1e9 requests/s */
@@ -100,9 +101,17 @@ Test(ab, fewer_than_three_phases_or_none_alternating_give_no_triple)
 	cr_assert_eq(pmd_ab_summarize(dur, on, 4, PHASE, HZ, 0, 1e300, &s), 2);
 }
 
-Test(ab, other_builds_compile_the_variant_away)
+/* PMD_AB(bit) is the phase clock's bit in -Dab_phase builds and the constant 0 in others. */
+Test(ab, the_variant_is_read_only_in_ab_builds)
 {
-#ifndef FEMUD_AB_PHASE
+#if PMD_AB_PHASE_REQUESTS > 0
+	pmd_ab_variant = 0x5;
+	cr_assert_eq(PMD_AB(1), 1u);
+	cr_assert_eq(PMD_AB(2), 0u);
+	cr_assert_eq(PMD_AB(4), 4u);
+	pmd_ab_variant = 0;
+	cr_assert_eq(PMD_AB(0xff), 0u);
+#else
 	cr_assert_eq(PMD_AB(1), 0u);
 	cr_assert_eq(PMD_AB(0xff), 0u);
 #endif
