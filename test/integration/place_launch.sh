@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # place_launch.sh (owner: place) - tools/femu-launch on this host: --dry-run
 # prints the plan's commands; --guest-image starts femud pinned, boots the
-# ../shared/guest image (TCG is fine) with every vCPU thread pinned, and the
-# guest writes and reads back data through femud. The pinning femu-launch
-# reports must match the plan and keep QEMU off femud's CPUs. Hugepages are
-# not reserved (--no-reserve): nr_hugepages is shared with the whole host.
+# project's guest image (test/guest/guest-image; TCG is fine) with every
+# vCPU thread pinned, and the guest writes and reads back data through
+# femud. The pinning femu-launch reports must match the plan and keep QEMU
+# off femud's CPUs. Hugepages are not reserved (--no-reserve): nr_hugepages
+# is shared with the whole host.
 # Usage: place_launch.sh FEMU_PLACE   Env: FEMUD, SRCDIR.
 set -u
 PLACE=${1:?usage: place_launch.sh FEMU_PLACE}
