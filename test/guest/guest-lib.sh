@@ -21,6 +21,15 @@ gl_quote() {
 	printf "'%s'" "${1//\'/$q}"
 }
 
+# gl_cmdline ARGS...: a command line to show, quoting the words that need it
+gl_cmdline() {
+	local w out=()
+	for w in "$@"; do
+		if [[ $w =~ ^[A-Za-z0-9@%+=:,./_-]+$ ]]; then out+=("$w"); else out+=("$(gl_quote "$w")"); fi
+	done
+	echo "${out[*]}"
+}
+
 # gl_job_init WORK: an empty job in WORK (WORK/job-root becomes the cpio)
 gl_job_init() {
 	rm -rf "$1/job-root"
