@@ -80,10 +80,10 @@ stop_femud() {
 }
 
 # guest ARGS... : guest-run with the guest on CPU 1.  QEMU 10.0.2's
-# multi-threaded TCG once aborted on its own assertion while the guest
-# booted ("iotlb_to_section: Assertion `section_index < d->map.sections_nb'",
-# CI 2026-12-01, no request sent yet): that is the peer's bug, not femud's,
-# so a run that ends that way is repeated once, and says so.  stderr goes
+# multi-threaded TCG can abort on its own assertion while the guest boots
+# ("iotlb_to_section: Assertion `section_index < d->map.sections_nb'", before
+# any request): that is the peer's bug, not femud's, so a run that ends that
+# way is repeated once, and says so.  stderr goes
 # through tee as it comes (guest_persist follows the console as it goes).
 guest() {
 	local err rc try
