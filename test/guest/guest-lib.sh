@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # test/guest/guest-lib.sh - the host side of the guest protocol, sourced by
 # test/guest/guest-run and tools/femu-launch (which builds its own QEMU
@@ -79,7 +80,7 @@ gl_boot_args() {
 	GL_BOOT_ARGS=(-kernel "$kernel" -initrd "$work/initrd" -no-reboot
 		-append "console=ttyS0 quiet panic=-1 femud_guest.disks=$ndisks${extra:+ $extra}"
 		-chardev "file,id=glcon,path=$work/console" -serial chardev:glcon
-		-device virtio-serial-pci,id=glser)
+		-device "virtio-serial-pci,id=glser")
 	for p in out err status; do
 		: >"$work/$p"
 		GL_BOOT_ARGS+=(-chardev "file,id=gl$p,path=$work/$p"
