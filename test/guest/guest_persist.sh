@@ -27,7 +27,7 @@ guest -v --file "$T/pat:/job/pat" \
 		echo "read-sum=$(dd if=/dev/vda bs=1M count=4 iflag=direct 2>/dev/null | sha256sum | cut -d" " -f1)"' \
 	>"$T/guest.out" 2>"$T/guest.err" &
 GP=$!
-# runguest -v streams the guest's console to its stderr as it goes: kill
+# guest-run -v streams the guest's console to its stderr as it goes: kill
 # femud as soon as the write pass is done
 for _ in $(seq 1 3000); do
 	grep -q "WRITTEN-[0-9]" "$T/guest.err" 2>/dev/null && break

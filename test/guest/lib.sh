@@ -2,28 +2,23 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # lib.sh - shared helpers of the femud guest tests: start femud with its
 # poller on CPU 0 (one lcore: the main lcore polls), run guests pinned to
-# CPU 1 through ../shared/guest/runguest, stop femud and check its exit
-# status and counters.  Sourced by test/guest/*.sh.
+# CPU 1 through test/guest/guest-run, stop femud and check its exit status
+# and counters.  Sourced by test/guest/*.sh.
 set -u
 
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILDDIR=${BUILDDIR:-$SRCDIR/build}
 FEMUD=${FEMUD:-$BUILDDIR/daemon/femud}
-G=${FEMU_GUEST_DIR:-$SRCDIR/../shared/guest}
-RUNGUEST="$G/runguest"
+GUEST_RUN=$SRCDIR/test/guest/guest-run
 T=$(mktemp -d /tmp/pmd-guest.XXXXXX)
 FEMUD_PID=
 FEMUD_LOG=$T/femud.log
 GUEST_TIMEOUT=${GUEST_TIMEOUT:-150}
-# The QEMU runguest starts: Debian 12's 7.2 unless the caller names one
-# (test/guest/qemu10.sh: QEMU 10.0 from bookworm-backports)
-GUEST_QEMU=${FEMU_GUEST_QEMU:-qemu-system-x86_64}
-# The guest kernel is pinned: Debian 12's 6.1 unless the caller names one
-# (test/guest/qemu10.sh: 6.12); mkimage would take the newest in /boot.
-if [ -z "${FEMU_GUEST_KVER:-}" ]; then
-	FEMU_GUEST_KVER=$(ls /boot/vmlinuz-6.1.* 2>/dev/null | sed 's|/boot/vmlinuz-||' | sort -V | tail -1)
-	[ -n "$FEMU_GUEST_KVER" ] && export FEMU_GUEST_KVER
-fi
+# The QEMU guest-run starts: Debian 12's 7.2 unless the caller names one
+# (test/guest/qemu10.sh: QEMU 10.0 from bookworm-backports).  The guest
+# kernel: guest-image's pinned default (the newest 6.1) unless
+# FEMUD_GUEST_KVER names one (qemu10.sh: 6.12).
+GUEST_QEMU=${FEMUD_GUEST_QEMU:-qemu-system-x86_64}
 
 cleanup() {
 	if [ -n "$FEMUD_PID" ] && kill -0 "$FEMUD_PID" 2>/dev/null; then
@@ -44,10 +39,14 @@ fail() {
 	exit 1
 }
 
+# skip_unless_ready: femud, QEMU and the guest image are there, or the test
+# FAILS: a guest test that cannot run is not a pass (the name is historical)
 skip_unless_ready() {
-	[ -x "$RUNGUEST" ] || { echo "SKIP: no runguest at $RUNGUEST"; exit 77; }
-	[ -x "$FEMUD" ] || fail "no femud at $FEMUD"
-	command -v "$GUEST_QEMU" >/dev/null || { echo "SKIP: no QEMU at $GUEST_QEMU"; exit 77; }
+	local img
+	[ -x "$FEMUD" ] || fail "no femud at $FEMUD (build it first)"
+	command -v "$GUEST_QEMU" >/dev/null || fail "no QEMU at $GUEST_QEMU (apt-get install qemu-system-x86)"
+	img=$("$SRCDIR/test/guest/guest-image" ${FEMUD_GUEST_KVER:+--kver "$FEMUD_GUEST_KVER"} 2>&1) ||
+		fail "no guest image: $img"
 }
 
 # start_femud DEV-SPEC... : one --dev per argument, poller on CPU 0; extra
@@ -80,18 +79,18 @@ stop_femud() {
 	[ "$rc" = 0 ] || fail "femud exited with status $rc"
 }
 
-# guest ARGS... : runguest with the guest on CPU 1.  QEMU 10.0.2's
-# multi-threaded TCG once aborted on its own assertion while the guest
-# booted ("iotlb_to_section: Assertion `section_index < d->map.sections_nb'",
-# CI 2026-12-01, no request sent yet): that is the peer's bug, not femud's,
-# so a run that ends that way is repeated once, and says so.  stderr goes
+# guest ARGS... : guest-run with the guest on CPU 1.  QEMU 10.0.2's
+# multi-threaded TCG can abort on its own assertion while the guest boots
+# ("iotlb_to_section: Assertion `section_index < d->map.sections_nb'", before
+# any request): that is the peer's bug, not femud's, so a run that ends that
+# way is repeated once, and says so.  stderr goes
 # through tee as it comes (guest_persist follows the console as it goes).
 guest() {
 	local err rc try
 	err=$(mktemp)
 	for try in 1 2; do
 		{
-			"$RUNGUEST" --pin 1 -t "$GUEST_TIMEOUT" --quiet "$@" 2>&1 1>&3 3>&- |
+			"$GUEST_RUN" --qemu "$GUEST_QEMU" --pin 1 -t "$GUEST_TIMEOUT" --quiet "$@" 2>&1 1>&3 3>&- |
 				tee "$err" >&2
 			rc=${PIPESTATUS[0]}
 		} 3>&1
@@ -118,7 +117,7 @@ GUEST_HUNG_REPORT='echo "I/O stopped: fio still running after ${n}s"
 
 # A guest shell command that puts a line on the console every 2 s (kernel
 # level 3, shown under 'quiet'): when a run times out, the console's tail
-# (runguest prints it) says whether and when the guest itself stopped.
+# (guest-run prints it) says whether and when the guest itself stopped.
 GUEST_HEARTBEAT='(while :; do echo "<3>femu-alive $(cut -d" " -f1 /proc/uptime)" >/dev/kmsg; sleep 2; done) &'
 
 # reconnect_chardev ID PATH : -chardev options of a vhost-user socket that

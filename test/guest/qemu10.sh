@@ -2,14 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # qemu10.sh - run one guest test (test/guest/*.sh, the rest of the arguments)
 # against QEMU 10.0 from bookworm-backports with a 6.12 guest kernel, as
-# unpacked / installed by tools/qemu-backports (suite guest-qemu10).  Skips
-# (77) when tools/qemu-backports has not prepared them.
+# unpacked / installed by test/guest/qemu-backports (suite guest-qemu10).
+# FAILS when they are not prepared: a test that cannot run is not a pass.
 set -u
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-env_lines=$("$SRCDIR/tools/qemu-backports" --print-env) || {
-	echo "SKIP: QEMU 10 / kernel 6.12 not prepared (run tools/qemu-backports as root)"
-	exit 77
+env_lines=$("$SRCDIR/test/guest/qemu-backports" --print-env) || {
+	echo "FAIL: QEMU 10 / kernel 6.12 not prepared (run test/guest/qemu-backports as root)"
+	exit 1
 }
 while read -r kv; do export "${kv?}"; done <<<"$env_lines"
-echo "guest test under $("$FEMU_GUEST_QEMU" --version | head -1), kernel $FEMU_GUEST_KVER"
+echo "guest test under $("$FEMUD_GUEST_QEMU" --version | head -1), kernel $FEMUD_GUEST_KVER"
 exec "$@"

@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # place_launch.sh (owner: place) - tools/femu-launch on this host: --dry-run
 # prints the plan's commands; --guest-image starts femud pinned, boots the
-# ../shared/guest image (TCG is fine) with every vCPU thread pinned, and the
-# guest writes and reads back data through femud. The pinning femu-launch
-# reports must match the plan and keep QEMU off femud's CPUs. Hugepages are
-# not reserved (--no-reserve): nr_hugepages is shared with the whole host.
+# project's guest image (test/guest/guest-image; TCG is fine) with every
+# vCPU thread pinned, and the guest writes and reads back data through
+# femud. The pinning femu-launch reports must match the plan and keep QEMU
+# off femud's CPUs. Hugepages are not reserved (--no-reserve): nr_hugepages
+# is shared with the whole host.
 # Usage: place_launch.sh FEMU_PLACE   Env: FEMUD, SRCDIR.
 set -u
 PLACE=${1:?usage: place_launch.sh FEMU_PLACE}
@@ -19,8 +20,9 @@ ok() { pass=$((pass + 1)); echo "PASS: $*"; }
 ko() { fail=$((fail + 1)); echo "FAIL: $*"; }
 
 if [ "$(nproc)" -lt 2 ]; then
-	echo "place_launch: needs 2 CPUs (femud and the guest on separate cores)"
-	exit 77
+	# a test that cannot run fails: it does not pass by skipping
+	echo "FAIL: place_launch needs 2 CPUs (femud and the guest on separate cores)"
+	exit 1
 fi
 ARGS=(--vcpus 1 --pollers 1 --mem 512M --devsz 64M)
 "$PLACE" --json --no-hugepages "${ARGS[@]}" >"$T/plan.json" || { echo "femu-place failed"; exit 1; }
