@@ -14,15 +14,15 @@
 # QEMU reconnects (<reconnect>) and every check in the loop passes.  (The
 # hot-plugged disk is left out of the loop: with libvirt 9.0 / QEMU 7.2 its
 # socket was not reconnected after the restart; its I/O stalled.)
-# Root only.  Args: femuctl path.  Env: FEMUD, SRCDIR, FEMU_GUEST_DIR (the
-# guest image builder: mkimage printing a folder with vmlinux and
-# initramfs.cpio; the job runs from /job/run.sh, its output on the
-# virtio-serial ports femu.out and femu.rc).
+# Root only.  Args: femuctl path.  Env: FEMUD, SRCDIR.  The guest is the
+# project's own (test/guest/guest-lib.sh: the image, the job's initrd and
+# its result ports; libvirt gets them as <kernel>, <initrd> and channels).
 set -u
 CTL=${1:?usage: libvirt_guest.sh FEMUCTL}
 FEMUD=${FEMUD:?FEMUD not set}
 SRC=${SRCDIR:?SRCDIR not set}
-G=${FEMU_GUEST_DIR:-$SRC/../shared/guest}
+# shellcheck source=../guest/guest-lib.sh
+. "$SRC/test/guest/guest-lib.sh"
 pass=0 fail=0
 ok() { pass=$((pass + 1)); echo "PASS: $*"; }
 ko() { fail=$((fail + 1)); echo "FAIL: $*"; }
@@ -31,7 +31,6 @@ finish() { echo "$pass passed, $fail failed"; [ "$fail" -eq 0 ]; exit; }
 for c in virsh libvirtd virtlogd; do
 	command -v $c >/dev/null || { echo "FAIL: $c missing (apt-get install libvirt-daemon-system)"; exit 1; }
 done
-[ -x "$G/mkimage" ] || { echo "FAIL: no guest image builder at $G/mkimage (set FEMU_GUEST_DIR)"; exit 1; }
 id libvirt-qemu >/dev/null 2>&1 || { echo "FAIL: no libvirt-qemu user"; exit 1; }
 
 T=$(mktemp -d /tmp/femud-libvirt.XXXXXX)
@@ -68,10 +67,8 @@ pin=$(sed -n "s/.*<emulatorpin cpuset='\([^']*\)'.*/\1/p" "$T/vda.xml")
 [ -n "$pin" ] || { ko "no emulatorpin line: $(cat "$T/vda.xml")"; finish; }
 
 # the guest's job: vda now, then vdb once it is hot-plugged
-img=$("$G/mkimage" 2>"$T/mkimage.err" | tail -n 1)
-[ -f "$img/vmlinux" ] && [ -f "$img/initramfs.cpio" ] || { ko "mkimage: $(tail -5 "$T/mkimage.err")"; finish; }
-mkdir -p "$T/j/job"
-cat >"$T/j/job/run.sh" <<'JOB'
+img=$(gl_image 2>"$T/image.err") || { ko "guest image: $(tail -5 "$T/image.err")"; finish; }
+cat >"$T/run.sh" <<'JOB'
 check() { # check DEV: 4 MiB of random data written with O_DIRECT, read back, compared
 	[ -b /dev/$1 ] || { echo "$1: no such block device"; return 1; }
 	dd if=/dev/urandom of=/tmp/a bs=1M count=4 2>/dev/null &&
@@ -91,10 +88,11 @@ while [ $(($(cut -d. -f1 /proc/uptime) - t0)) -lt 60 ]; do
 done
 echo "loop $n ok"
 JOB
-(cd "$T/j" && find . -mindepth 1 | cpio -o -H newc -R 0:0 --quiet) >"$T/job.cpio"
-cat "$img/initramfs.cpio" "$T/job.cpio" >"$T/initrd"
-cp "$img/vmlinux" "$T/kernel"
-for p in out err rc; do : >"$T/$p"; done
+gl_job_init "$T" && gl_job_cmd "$T" "$(cat "$T/run.sh")" && gl_boot_args "$T" "$img" 1 ||
+	{ ko "guest job"; finish; }
+kernel=$img/vmlinuz
+[ -f "$img/vmlinux" ] && kernel=$img/vmlinux
+cp "$kernel" "$T/kernel"
 
 python3 - "$T" "$DOM" "$pin" <<'PY'
 import sys
@@ -102,7 +100,8 @@ t, name, pin = sys.argv[1:]
 disk = open(f"{t}/vda.xml").read()
 disk = disk[disk.index("<disk"):]
 chans = "".join(f"    <channel type='file'><source path='{t}/{p}'/>"
-                f"<target type='virtio' name='femu.{p}'/></channel>\n" for p in ("out", "err", "rc"))
+                f"<target type='virtio' name='org.femud.{p}'/></channel>\n"
+                for p in ("out", "err", "status"))
 open(f"{t}/dom.xml", "w").write(f"""<domain type='qemu'>
   <name>{name}</name>
   <memory unit='MiB'>512</memory>
@@ -111,7 +110,7 @@ open(f"{t}/dom.xml", "w").write(f"""<domain type='qemu'>
   <cputune><vcpupin vcpu='0' cpuset='{pin}'/><emulatorpin cpuset='{pin}'/></cputune>
   <os><type arch='x86_64' machine='q35'>hvm</type>
     <kernel>{t}/kernel</kernel><initrd>{t}/initrd</initrd>
-    <cmdline>console=ttyS0 panic=-1 quiet no_timer_check femu.disks=1</cmdline></os>
+    <cmdline>console=ttyS0 panic=-1 quiet no_timer_check femud_guest.disks=1</cmdline></os>
   <features><acpi/></features>
   <on_poweroff>destroy</on_poweroff><on_reboot>destroy</on_reboot><on_crash>destroy</on_crash>
   <devices>
@@ -142,7 +141,7 @@ wait_out() {
 }
 wait_out '^vda '
 grep -qx "vda 67108864 ok" "$T/out" && ok "guest: 4 MiB on /dev/vda written, read back, identical" ||
-	{ ko "vda in the guest: $(cat "$T/out" "$T/rc"; tail -n 20 "$T/console.log")"; finish; }
+	{ ko "vda in the guest: $(cat "$T/out" "$T/status"; tail -n 20 "$T/console.log")"; finish; }
 
 # hot-plug: femuctl create, libvirt-xml, virsh attach-device
 ctl create "path=$T/vdb.sock,devsz_mb=32,queues=1,sock_owner=libvirt-qemu,sock_mode=0660,mem_path=$T/vdb.mem" >/dev/null &&
@@ -151,7 +150,7 @@ ctl create "path=$T/vdb.sock,devsz_mb=32,queues=1,sock_owner=libvirt-qemu,sock_m
 	ok "femuctl create + virsh attach-device of libvirt-xml's vdb" || ko "hot-plug: $(cat "$T/attach")"
 wait_out '^vdb '
 grep -qx "vdb 33554432 ok" "$T/out" && ok "guest: hot-plugged /dev/vdb written, read back, identical" ||
-	ko "vdb in the guest: $(cat "$T/out" "$T/rc"; tail -n 20 "$T/console.log")"
+	ko "vdb in the guest: $(cat "$T/out" "$T/status"; tail -n 20 "$T/console.log")"
 ctl stats --json >"$T/stats.json" &&
 	python3 - "$T/stats.json" "$T" <<'PY' && ok "femud counted the guest's requests on vda and vdb" || ko "counters: $(head -c 600 "$T/stats.json")"
 import json, sys
@@ -177,9 +176,9 @@ sleep 25 # two reconnect periods, inside the guest's 60 s loop
 grep -q "vdb.sock: frontend pid" "$T/femud2.log" && echo "INFO: the hot-plugged vdb reconnected too" ||
 	echo "INFO: the hot-plugged vdb did not reconnect within 25 s"
 for _ in $(seq 1 300); do "${VIRSH[@]}" domstate "$DOM" >/dev/null 2>&1 || break; sleep 1; done
-grep -q "^loop [1-9][0-9]* ok$" "$T/out" && grep -qx "rc=0" "$T/rc" &&
+grep -q "^loop [1-9][0-9]* ok$" "$T/out" && [ "$(gl_status "$T")" = 0 ] &&
 	ok "guest: $(grep '^loop' "$T/out") checks of vda across the restart" ||
-	ko "guest across the restart: $(cat "$T/out" "$T/rc"; tail -n 20 "$T/console.log")"
+	ko "guest across the restart: $(cat "$T/out" "$T/status"; tail -n 20 "$T/console.log")"
 grep -q "vda.sock: frontend pid [0-9]* uid $(id -u libvirt-qemu) .*connected" "$T/femud2.log" &&
 	ok "QEMU reconnected to the new femud's vda socket" || ko "reconnect: $(grep -i connect "$T/femud2.log")"
 kill -TERM "$FPID"
