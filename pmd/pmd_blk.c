@@ -13,9 +13,16 @@
  * vring disable (callfd / kickfd replaced, SET_VRING_ENABLE 0) and
  * destroy_connection.  All of this runs under one control mutex; pollers
  * never take it.
+ *
+ * A socket accepts more than one frontend, but a queue index is driven by one
+ * connection at a time (queue_claim): a second connection's queue waits
+ * until the first gives it back, and the queues of a connection whose
+ * frontend hung up stop, writing nothing more to its memory, as soon as
+ * another connection starts a queue.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,6 +85,8 @@ struct pmd_conn {
 	size_t inflight_page;	 /* the page size rte_vhost maps its file in */
 	bool superseded;	 /* a newer connection took over its rings: no queue starts again */
 	int sock_fd;		 /* its accepted socket (from the connect hook), -1: unknown */
+	uint64_t claimed;	 /* queues it drives: started, and not given back (queue_claim) */
+	uint64_t waiting; /* queues enabled while another connection drove them (queue_claim) */
 	struct pmd_vq *vq[PMD_MAX_QUEUES];
 	struct pmd_ring_id ring[PMD_MAX_QUEUES]; /* avail ring of each running queue */
 	struct rte_vhost_memory *mem[PMD_MAX_QUEUES];
@@ -305,6 +314,21 @@ static bool queue_setup(struct pmd_conn *c, uint16_t qid, struct rte_vhost_memor
 }
 
 /*
+ * c's rings belong to another connection now: its queues stop without
+ * writing anything more to them, and it never starts a queue again
+ * (ctl_lock held).
+ */
+static void conn_supersede(struct pmd_conn *c)
+{
+	c->superseded = true;
+	c->restart_mask = 0;
+	c->claimed = 0;
+	c->waiting = 0;
+	for (uint16_t k = 0; k < PMD_MAX_QUEUES; k++)
+		queue_halt(c, k, true);
+}
+
+/*
  * A queue of c starts on the ring id: a queue of another live connection
  * that serves the same ring belongs to a frontend that reconnected on the
  * same memory before its hang-up reached femud ("frontends connected at
@@ -327,12 +351,79 @@ static void queue_take_over_ring(struct pmd_conn *c, uint16_t qid, const struct 
 				"the older connection %d (%s), whose frontend reconnected on the "
 				"same memory; that connection's queues are stopped for good",
 				c->dev->path, qid, c->vid, j, o->vid, o->dev->path);
-			o->superseded = true;
-			o->restart_mask = 0;
-			for (uint16_t k = 0; k < PMD_MAX_QUEUES; k++)
-				queue_halt(o, k, true);
+			conn_supersede(o);
 		}
 	}
+}
+
+/*
+ * Has c's frontend hung up (its socket reads end of file, or is gone) before
+ * rte_vhost processed it?  Unknown sockets count as live.
+ */
+static bool conn_hung_up(const struct pmd_conn *c)
+{
+	struct pollfd p = {.fd = c->sock_fd, .events = POLLRDHUP};
+
+	if (c->sock_fd < 0 || poll(&p, 1, 0) != 1)
+		return false;
+	return (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)) != 0;
+}
+
+/*
+ * c's frontend has hung up while another connection of its device starts a
+ * queue: its queues stop without writing to its memory (the frontend may
+ * have handed that memory to its new connection already), and it never
+ * starts a queue again (ctl_lock held).
+ */
+static void conn_retire_hung_up(struct pmd_conn *c, const struct pmd_conn *by, uint16_t qid)
+{
+	bool running = false;
+
+	for (uint16_t k = 0; k < PMD_MAX_QUEUES; k++)
+		running |= c->vq[k] != NULL;
+	if (running)
+		PMD_LOG(WARNING,
+			"%s queue %u (connection %d): connection %d has hung up but still had "
+			"queues running; stopped without writing to its memory",
+			by->dev->path, qid, by->vid, c->vid);
+	conn_supersede(c);
+}
+
+/*
+ * One connection drives a queue index of a device at a time.  Before queue
+ * qid of c starts, the device's other connections are looked at: one whose
+ * frontend hung up is retired; a live one that runs queue qid keeps it, and
+ * c's start is refused (false) until that connection gives the queue back
+ * (GET_VRING_BASE, RESET_OWNER, its hang-up; queues_start_waiting), not at a
+ * mere disable: a frontend disables a queue to replace its fds.
+ * An accidental second frontend on a socket can then never have requests of
+ * two guests served on one queue, and a live migration's destination (whose
+ * queues start after the source stopped its own) is not held up.
+ */
+static bool queue_claim(struct pmd_conn *c, uint16_t qid)
+{
+	const struct pmd_conn *owner = NULL;
+
+	for (int vid = 0; vid < PMD_MAX_VID; vid++) {
+		struct pmd_conn *o = by_vid[vid];
+
+		if (o == NULL || o == c || o->dev != c->dev)
+			continue;
+		if (conn_hung_up(o))
+			conn_retire_hung_up(o, c, qid);
+		else if (o->claimed & (1ULL << qid))
+			owner = o;
+	}
+	if (owner == NULL)
+		return true;
+	if (!(c->waiting & (1ULL << qid)))
+		PMD_LOG(ERR,
+			"%s queue %u (connection %d): not started: connection %d drives this queue "
+			"(one frontend per queue; its requests wait until that connection gives "
+			"the queue back)",
+			c->dev->path, qid, c->vid, owner->vid);
+	c->waiting |= 1ULL << qid;
+	return false;
 }
 
 static void queue_start(struct pmd_conn *c, uint16_t qid)
@@ -342,6 +433,7 @@ static void queue_start(struct pmd_conn *c, uint16_t qid)
 	struct rte_vhost_memory *mem = NULL;
 	struct rte_vhost_resubmit_info *list = NULL;
 	struct pmd_vq_setup s;
+	struct pmd_ring_id id;
 	struct pmd_vq *q;
 
 	if (dev->closing || c->vq[qid] != NULL)
@@ -369,6 +461,13 @@ static void queue_start(struct pmd_conn *c, uint16_t qid)
 		free(mem);
 		return;
 	}
+	id = pmd_ring_id_of(mem, s.avail);
+	queue_take_over_ring(c, qid, &id);
+	if (!queue_claim(c, qid)) {
+		free(mem);
+		return;
+	}
+	c->waiting &= ~(1ULL << qid);
 	s.on_node = true;
 	s.node = pmd_poller_node(queue_poller(dev, qid));
 	q = pmd_vq_create(&s);
@@ -385,8 +484,7 @@ static void queue_start(struct pmd_conn *c, uint16_t qid)
 		dev->path, qid, s.size, s.last_avail, s.last_used, s.event_idx,
 		s.callfd >= 0 ? "on" : "off (poll queue)", s.inflight ? ", inflight tracked" : "",
 		c->vid);
-	c->ring[qid] = pmd_ring_id_of(mem, s.avail);
-	queue_take_over_ring(c, qid, &c->ring[qid]);
+	c->ring[qid] = id;
 	c->vq[qid] = q;
 	c->mem[qid] = mem;
 	if (pmd_poller_attach(queue_poller(dev, qid), q) != 0) {
@@ -397,7 +495,23 @@ static void queue_start(struct pmd_conn *c, uint16_t qid)
 		free(mem);
 		return;
 	}
+	c->claimed |= 1ULL << qid;
 	queue_replays_taken(c, qid, &s, list);
+}
+
+/*
+ * Start the queues that waited for another connection's queue to stop
+ * (rte_vhost's thread only: a start reads its state).
+ */
+static void queues_start_waiting(void)
+{
+	for (int vid = 0; vid < PMD_MAX_VID; vid++) {
+		struct pmd_conn *c = by_vid[vid];
+
+		for (uint16_t qid = 0; c != NULL && c->waiting != 0 && qid < PMD_MAX_QUEUES; qid++)
+			if (c->waiting & (1ULL << qid))
+				queue_start(c, qid);
+	}
 }
 
 /* ---- guest memory faults (pmd/mem_fault.h) ---- */
@@ -422,6 +536,8 @@ static void memfault_handle(const struct pmd_memfault *f)
 		c->dev->path, what, f->offset);
 	c->mem_broken = true;
 	c->restart_mask = 0;
+	c->claimed = 0;
+	c->waiting = 0;
 	queue_stop_all(c, NULL);
 }
 
@@ -716,8 +832,12 @@ static enum rte_vhost_msg_result pre_msg(int vid, void *arg)
 		r = RTE_VHOST_MSG_RESULT_REPLY;
 		break;
 	case VHU_GET_VRING_BASE:
-		if (msg->payload.state.index < PMD_MAX_QUEUES)
+		if (msg->payload.state.index < PMD_MAX_QUEUES) {
 			queue_stop(c, (uint16_t)msg->payload.state.index);
+			/* the frontend took the queue's index: another one may drive it now */
+			c->claimed &= ~(1ULL << msg->payload.state.index);
+			c->waiting &= ~(1ULL << msg->payload.state.index);
+		}
 		break;
 	/*
 	 * rte_vhost unmaps the guest memory (SET_MEM_TABLE, ADD/REM_MEM_REG) or
@@ -760,6 +880,8 @@ static enum rte_vhost_msg_result pre_msg(int vid, void *arg)
 		}
 		break;
 	case VHU_RESET_OWNER:
+		c->claimed = 0;
+		c->waiting = 0;
 		queue_stop_all(c, NULL);
 		memfault_report_pending();
 		pmd_memfault_unregister(c->vid);
@@ -800,6 +922,7 @@ static enum rte_vhost_msg_result post_msg(int vid, void *arg)
 		}
 		c->restart_mask = 0;
 	}
+	queues_start_waiting();
 	pthread_mutex_unlock(&ctl_lock);
 	return r;
 }
@@ -888,6 +1011,7 @@ static void on_destroy_connection(int vid)
 	c = conn_of_vid(vid);
 	if (c != NULL)
 		conn_drop(c);
+	queues_start_waiting();
 	pthread_mutex_unlock(&ctl_lock);
 }
 
@@ -898,11 +1022,14 @@ static int on_vring_state_changed(int vid, uint16_t qid, int enable)
 	pthread_mutex_lock(&ctl_lock);
 	c = conn_of_vid(vid);
 	if (c != NULL && qid < PMD_MAX_QUEUES) {
-		if (enable)
+		if (enable) {
 			queue_start(c, qid);
-		else
+		} else {
+			c->waiting &= ~(1ULL << qid);
 			queue_stop(c, qid);
+		}
 	}
+	queues_start_waiting();
 	pthread_mutex_unlock(&ctl_lock);
 	return 0;
 }
