@@ -19,6 +19,8 @@
  * until the first gives it back, and the queues of a connection whose
  * frontend hung up stop, writing nothing more to its memory, as soon as
  * another connection starts a queue.
+ *
+ * Every hook of rte_vhost's thread is timed by its watchdog (ctl_watch.h).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -36,6 +38,7 @@
 #include <rte_vhost.h>
 
 #include "pmd/blk_config.h"
+#include "pmd/ctl_watch.h"
 #include "pmd/mem_fault.h"
 #include "pmd/pmd.h"
 #include "pmd/pmd_log.h"
@@ -783,7 +786,16 @@ static enum rte_vhost_msg_result notify_msg_check(struct pmd_conn *c, void *ctx)
 	return why == NULL ? RTE_VHOST_MSG_RESULT_NOT_HANDLED : msg_refuse(c, msg, why);
 }
 
-static enum rte_vhost_msg_result pre_msg(int vid, void *arg)
+/* A hook of rte_vhost's thread starts: the watchdog (ctl_watch.h) times it. */
+static void hook_enter(const char *hook, int vid, uint32_t request)
+{
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)] = "?";
+
+	rte_vhost_get_ifname(vid, path, sizeof(path));
+	pmd_ctl_watch_enter(hook, path, vid, request);
+}
+
+static enum rte_vhost_msg_result pre_msg_run(int vid, void *arg)
 {
 	struct vhu_msg *msg = arg;
 	enum rte_vhost_msg_result r = RTE_VHOST_MSG_RESULT_NOT_HANDLED;
@@ -896,7 +908,7 @@ static enum rte_vhost_msg_result pre_msg(int vid, void *arg)
 	return r;
 }
 
-static enum rte_vhost_msg_result post_msg(int vid, void *arg)
+static enum rte_vhost_msg_result post_msg_run(int vid, void *arg)
 {
 	struct vhu_msg *msg = arg;
 	enum rte_vhost_msg_result r = RTE_VHOST_MSG_RESULT_NOT_HANDLED;
@@ -927,6 +939,27 @@ static enum rte_vhost_msg_result post_msg(int vid, void *arg)
 	return r;
 }
 
+/* A message hook, timed by the watchdog of rte_vhost's thread (ctl_watch.h). */
+static enum rte_vhost_msg_result msg_hook(bool pre, int vid, void *arg)
+{
+	enum rte_vhost_msg_result r;
+
+	hook_enter(pre ? "pre_msg hook" : "post_msg hook", vid, ((struct vhu_msg *)arg)->request);
+	r = pre ? pre_msg_run(vid, arg) : post_msg_run(vid, arg);
+	pmd_ctl_watch_leave();
+	return r;
+}
+
+static enum rte_vhost_msg_result pre_msg(int vid, void *arg)
+{
+	return msg_hook(true, vid, arg);
+}
+
+static enum rte_vhost_msg_result post_msg(int vid, void *arg)
+{
+	return msg_hook(false, vid, arg);
+}
+
 static const struct rte_vhost_user_extern_ops extern_ops = {
     .pre_msg_handle = pre_msg,
     .post_msg_handle = post_msg,
@@ -952,7 +985,7 @@ void pmd_set_connect_hook(pmd_connect_hook_t fn, void *arg)
 	connect_hook = fn;
 }
 
-static int on_new_connection(int vid)
+static int on_new_connection_run(int vid)
 {
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	struct pmd_conn *c = NULL;
@@ -992,6 +1025,16 @@ static int on_new_connection(int vid)
 	return rc;
 }
 
+static int on_new_connection(int vid)
+{
+	int r;
+
+	hook_enter("new_connection", vid, 0);
+	r = on_new_connection_run(vid);
+	pmd_ctl_watch_leave();
+	return r;
+}
+
 /* Stop every queue of a connection and forget it (ctl_lock held). */
 static void conn_drop(struct pmd_conn *c)
 {
@@ -1003,7 +1046,7 @@ static void conn_drop(struct pmd_conn *c)
 	free(c);
 }
 
-static void on_destroy_connection(int vid)
+static void on_destroy_connection_run(int vid)
 {
 	struct pmd_conn *c;
 
@@ -1015,7 +1058,14 @@ static void on_destroy_connection(int vid)
 	pthread_mutex_unlock(&ctl_lock);
 }
 
-static int on_vring_state_changed(int vid, uint16_t qid, int enable)
+static void on_destroy_connection(int vid)
+{
+	hook_enter("destroy_connection", vid, 0);
+	on_destroy_connection_run(vid);
+	pmd_ctl_watch_leave();
+}
+
+static int on_vring_state_changed_run(int vid, uint16_t qid, int enable)
 {
 	struct pmd_conn *c;
 
@@ -1032,6 +1082,16 @@ static int on_vring_state_changed(int vid, uint16_t qid, int enable)
 	queues_start_waiting();
 	pthread_mutex_unlock(&ctl_lock);
 	return 0;
+}
+
+static int on_vring_state_changed(int vid, uint16_t qid, int enable)
+{
+	int r;
+
+	hook_enter("vring_state_changed", vid, 0);
+	r = on_vring_state_changed_run(vid, qid, enable);
+	pmd_ctl_watch_leave();
+	return r;
 }
 
 static int on_new_device(int vid)
@@ -1189,6 +1249,7 @@ int pmd_blk_create(const struct pmd_blk_params *params, const struct fm_model_op
 	if (rc != 0)
 		return rc;
 	pthread_once(&memfault_once, memfault_start);
+	pmd_ctl_watch_start(); /* without it femud still serves (it said why) */
 	if (pmd_poller_count() == 0) {
 		snprintf(err, errlen, "pmd_init() was not called");
 		return -EINVAL;
