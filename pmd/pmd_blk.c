@@ -657,19 +657,23 @@ static void mem_watch(struct pmd_conn *c, const struct rte_vhost_memory *mem)
 /*
  * The inflight region rte_vhost mapped for SET_INFLIGHT_FD, in the SIGBUS
  * net too (the frontend may shrink its memfd later).  rte_vhost hands out
- * only per-queue pointers into it: the first queue's is the mapping's start.
+ * only per-queue pointers into it, queue qid's qid areas past the mapping's
+ * start (it skips the areas of queues it has not heard of, not their room).
  */
 static void inflight_watch(struct pmd_conn *c)
 {
 	for (uint16_t qid = 0; qid < c->dev->params.queues; qid++) {
 		struct rte_vhost_ring_inflight ri;
+		const uint8_t *start;
 
 		memset(&ri, 0, sizeof(ri));
 		if (rte_vhost_get_vhost_ring_inflight(c->vid, qid, &ri) != 0 ||
 		    ri.inflight_split == NULL)
 			continue;
-		if (pmd_memfault_register(ri.inflight_split, c->inflight_size, c->inflight_page,
-					  c->vid, PMD_MEMFAULT_TAG_INFLIGHT) != 0)
+		start = (const uint8_t *)ri.inflight_split -
+			(size_t)qid * pmd_inflight_queue_bytes(c->inflight_qsize);
+		if (pmd_memfault_register(start, c->inflight_size, c->inflight_page, c->vid,
+					  PMD_MEMFAULT_TAG_INFLIGHT) != 0)
 			PMD_LOG(WARNING,
 				"%s: inflight region not covered by the SIGBUS net (table full)",
 				c->dev->path);

@@ -22,6 +22,7 @@
 #include "fake_guest.h"
 #include <fcntl.h>
 
+#include "pmd/mem_fault.h"
 #include "pmd/pmd.h"
 #include "pmd/vhu_ctx.h"
 #include "pmd/virtio_blk_wire.h"
@@ -515,6 +516,27 @@ static void previous_backend_left(struct rte_vhost_inflight_info_split *region,
 	ut_vrings[0].inflight_split = region;
 	ut_vrings[0].resubmit = rs;
 	set_inflight_fd(QSZ);
+}
+
+/*
+ * The inflight region is in the SIGBUS net from its first byte to its last
+ * also when the frontend had set up only its second queue: rte_vhost's
+ * pointer for queue 1 is one queue area past the mapping's start.
+ */
+Test(ctl, the_whole_inflight_region_is_in_the_sigbus_net)
+{
+	static uint8_t region[4096] __attribute__((aligned(4096)));
+	size_t area = pmd_inflight_queue_bytes(QSZ);
+
+	ut_vrings[1].inflight_split = (struct rte_vhost_inflight_info_split *)(region + area);
+	set_inflight_fd(QSZ);
+	cr_assert_eq(hook(false, VHU_SET_INFLIGHT_FD, 0), RTE_VHOST_MSG_RESULT_NOT_HANDLED);
+	cr_assert(pmd_memfault_covers(region), "the region's first byte");
+	cr_assert(pmd_memfault_covers(region + 2 * area - 1), "its last byte");
+	cr_assert_not(pmd_memfault_covers(region + 2 * area), "not past its end");
+	ut_dev_ops->destroy_connection(ut_vid);
+	cr_assert_not(pmd_memfault_covers(region), "forgotten with its connection");
+	cr_assert_eq(ut_dev_ops->new_connection(ut_vid), 0);
 }
 
 Test(ctl, queue_larger_than_its_inflight_area_not_started)
