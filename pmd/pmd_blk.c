@@ -13,9 +13,18 @@
  * vring disable (callfd / kickfd replaced, SET_VRING_ENABLE 0) and
  * destroy_connection.  All of this runs under one control mutex; pollers
  * never take it.
+ *
+ * A socket accepts more than one frontend, but a queue index is driven by one
+ * connection at a time (queue_claim): a second connection's queue waits
+ * until the first gives it back, and the queues of a connection whose
+ * frontend hung up stop, writing nothing more to its memory, as soon as
+ * another connection starts a queue.
+ *
+ * Every hook of rte_vhost's thread is timed by its watchdog (ctl_watch.h).
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +38,7 @@
 #include <rte_vhost.h>
 
 #include "pmd/blk_config.h"
+#include "pmd/ctl_watch.h"
 #include "pmd/mem_fault.h"
 #include "pmd/pmd.h"
 #include "pmd/pmd_log.h"
@@ -78,6 +88,8 @@ struct pmd_conn {
 	size_t inflight_page;	 /* the page size rte_vhost maps its file in */
 	bool superseded;	 /* a newer connection took over its rings: no queue starts again */
 	int sock_fd;		 /* its accepted socket (from the connect hook), -1: unknown */
+	uint64_t claimed;	 /* queues it drives: started, and not given back (queue_claim) */
+	uint64_t waiting; /* queues enabled while another connection drove them (queue_claim) */
 	struct pmd_vq *vq[PMD_MAX_QUEUES];
 	struct pmd_ring_id ring[PMD_MAX_QUEUES]; /* avail ring of each running queue */
 	struct rte_vhost_memory *mem[PMD_MAX_QUEUES];
@@ -305,6 +317,21 @@ static bool queue_setup(struct pmd_conn *c, uint16_t qid, struct rte_vhost_memor
 }
 
 /*
+ * c's rings belong to another connection now: its queues stop without
+ * writing anything more to them, and it never starts a queue again
+ * (ctl_lock held).
+ */
+static void conn_supersede(struct pmd_conn *c)
+{
+	c->superseded = true;
+	c->restart_mask = 0;
+	c->claimed = 0;
+	c->waiting = 0;
+	for (uint16_t k = 0; k < PMD_MAX_QUEUES; k++)
+		queue_halt(c, k, true);
+}
+
+/*
  * A queue of c starts on the ring id: a queue of another live connection
  * that serves the same ring belongs to a frontend that reconnected on the
  * same memory before its hang-up reached femud ("frontends connected at
@@ -327,12 +354,79 @@ static void queue_take_over_ring(struct pmd_conn *c, uint16_t qid, const struct 
 				"the older connection %d (%s), whose frontend reconnected on the "
 				"same memory; that connection's queues are stopped for good",
 				c->dev->path, qid, c->vid, j, o->vid, o->dev->path);
-			o->superseded = true;
-			o->restart_mask = 0;
-			for (uint16_t k = 0; k < PMD_MAX_QUEUES; k++)
-				queue_halt(o, k, true);
+			conn_supersede(o);
 		}
 	}
+}
+
+/*
+ * Has c's frontend hung up (its socket reads end of file, or is gone) before
+ * rte_vhost processed it?  Unknown sockets count as live.
+ */
+static bool conn_hung_up(const struct pmd_conn *c)
+{
+	struct pollfd p = {.fd = c->sock_fd, .events = POLLRDHUP};
+
+	if (c->sock_fd < 0 || poll(&p, 1, 0) != 1)
+		return false;
+	return (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)) != 0;
+}
+
+/*
+ * c's frontend has hung up while another connection of its device starts a
+ * queue: its queues stop without writing to its memory (the frontend may
+ * have handed that memory to its new connection already), and it never
+ * starts a queue again (ctl_lock held).
+ */
+static void conn_retire_hung_up(struct pmd_conn *c, const struct pmd_conn *by, uint16_t qid)
+{
+	bool running = false;
+
+	for (uint16_t k = 0; k < PMD_MAX_QUEUES; k++)
+		running |= c->vq[k] != NULL;
+	if (running)
+		PMD_LOG(WARNING,
+			"%s queue %u (connection %d): connection %d has hung up but still had "
+			"queues running; stopped without writing to its memory",
+			by->dev->path, qid, by->vid, c->vid);
+	conn_supersede(c);
+}
+
+/*
+ * One connection drives a queue index of a device at a time.  Before queue
+ * qid of c starts, the device's other connections are looked at: one whose
+ * frontend hung up is retired; a live one that runs queue qid keeps it, and
+ * c's start is refused (false) until that connection gives the queue back
+ * (GET_VRING_BASE, RESET_OWNER, its hang-up; queues_start_waiting), not at a
+ * mere disable: a frontend disables a queue to replace its fds.
+ * An accidental second frontend on a socket can then never have requests of
+ * two guests served on one queue, and a live migration's destination (whose
+ * queues start after the source stopped its own) is not held up.
+ */
+static bool queue_claim(struct pmd_conn *c, uint16_t qid)
+{
+	const struct pmd_conn *owner = NULL;
+
+	for (int vid = 0; vid < PMD_MAX_VID; vid++) {
+		struct pmd_conn *o = by_vid[vid];
+
+		if (o == NULL || o == c || o->dev != c->dev)
+			continue;
+		if (conn_hung_up(o))
+			conn_retire_hung_up(o, c, qid);
+		else if (o->claimed & (1ULL << qid))
+			owner = o;
+	}
+	if (owner == NULL)
+		return true;
+	if (!(c->waiting & (1ULL << qid)))
+		PMD_LOG(ERR,
+			"%s queue %u (connection %d): not started: connection %d drives this queue "
+			"(one frontend per queue; its requests wait until that connection gives "
+			"the queue back)",
+			c->dev->path, qid, c->vid, owner->vid);
+	c->waiting |= 1ULL << qid;
+	return false;
 }
 
 static void queue_start(struct pmd_conn *c, uint16_t qid)
@@ -342,6 +436,7 @@ static void queue_start(struct pmd_conn *c, uint16_t qid)
 	struct rte_vhost_memory *mem = NULL;
 	struct rte_vhost_resubmit_info *list = NULL;
 	struct pmd_vq_setup s;
+	struct pmd_ring_id id;
 	struct pmd_vq *q;
 
 	if (dev->closing || c->vq[qid] != NULL)
@@ -369,6 +464,13 @@ static void queue_start(struct pmd_conn *c, uint16_t qid)
 		free(mem);
 		return;
 	}
+	id = pmd_ring_id_of(mem, s.avail);
+	queue_take_over_ring(c, qid, &id);
+	if (!queue_claim(c, qid)) {
+		free(mem);
+		return;
+	}
+	c->waiting &= ~(1ULL << qid);
 	s.on_node = true;
 	s.node = pmd_poller_node(queue_poller(dev, qid));
 	q = pmd_vq_create(&s);
@@ -385,8 +487,7 @@ static void queue_start(struct pmd_conn *c, uint16_t qid)
 		dev->path, qid, s.size, s.last_avail, s.last_used, s.event_idx,
 		s.callfd >= 0 ? "on" : "off (poll queue)", s.inflight ? ", inflight tracked" : "",
 		c->vid);
-	c->ring[qid] = pmd_ring_id_of(mem, s.avail);
-	queue_take_over_ring(c, qid, &c->ring[qid]);
+	c->ring[qid] = id;
 	c->vq[qid] = q;
 	c->mem[qid] = mem;
 	if (pmd_poller_attach(queue_poller(dev, qid), q) != 0) {
@@ -397,7 +498,23 @@ static void queue_start(struct pmd_conn *c, uint16_t qid)
 		free(mem);
 		return;
 	}
+	c->claimed |= 1ULL << qid;
 	queue_replays_taken(c, qid, &s, list);
+}
+
+/*
+ * Start the queues that waited for another connection's queue to stop
+ * (rte_vhost's thread only: a start reads its state).
+ */
+static void queues_start_waiting(void)
+{
+	for (int vid = 0; vid < PMD_MAX_VID; vid++) {
+		struct pmd_conn *c = by_vid[vid];
+
+		for (uint16_t qid = 0; c != NULL && c->waiting != 0 && qid < PMD_MAX_QUEUES; qid++)
+			if (c->waiting & (1ULL << qid))
+				queue_start(c, qid);
+	}
 }
 
 /* ---- guest memory faults (pmd/mem_fault.h) ---- */
@@ -422,6 +539,8 @@ static void memfault_handle(const struct pmd_memfault *f)
 		c->dev->path, what, f->offset);
 	c->mem_broken = true;
 	c->restart_mask = 0;
+	c->claimed = 0;
+	c->waiting = 0;
 	queue_stop_all(c, NULL);
 }
 
@@ -538,19 +657,23 @@ static void mem_watch(struct pmd_conn *c, const struct rte_vhost_memory *mem)
 /*
  * The inflight region rte_vhost mapped for SET_INFLIGHT_FD, in the SIGBUS
  * net too (the frontend may shrink its memfd later).  rte_vhost hands out
- * only per-queue pointers into it: the first queue's is the mapping's start.
+ * only per-queue pointers into it, queue qid's qid areas past the mapping's
+ * start (it skips the areas of queues it has not heard of, not their room).
  */
 static void inflight_watch(struct pmd_conn *c)
 {
 	for (uint16_t qid = 0; qid < c->dev->params.queues; qid++) {
 		struct rte_vhost_ring_inflight ri;
+		const uint8_t *start;
 
 		memset(&ri, 0, sizeof(ri));
 		if (rte_vhost_get_vhost_ring_inflight(c->vid, qid, &ri) != 0 ||
 		    ri.inflight_split == NULL)
 			continue;
-		if (pmd_memfault_register(ri.inflight_split, c->inflight_size, c->inflight_page,
-					  c->vid, PMD_MEMFAULT_TAG_INFLIGHT) != 0)
+		start = (const uint8_t *)ri.inflight_split -
+			(size_t)qid * pmd_inflight_queue_bytes(c->inflight_qsize);
+		if (pmd_memfault_register(start, c->inflight_size, c->inflight_page, c->vid,
+					  PMD_MEMFAULT_TAG_INFLIGHT) != 0)
 			PMD_LOG(WARNING,
 				"%s: inflight region not covered by the SIGBUS net (table full)",
 				c->dev->path);
@@ -667,7 +790,16 @@ static enum rte_vhost_msg_result notify_msg_check(struct pmd_conn *c, void *ctx)
 	return why == NULL ? RTE_VHOST_MSG_RESULT_NOT_HANDLED : msg_refuse(c, msg, why);
 }
 
-static enum rte_vhost_msg_result pre_msg(int vid, void *arg)
+/* A hook of rte_vhost's thread starts: the watchdog (ctl_watch.h) times it. */
+static void hook_enter(const char *hook, int vid, uint32_t request)
+{
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)] = "?";
+
+	rte_vhost_get_ifname(vid, path, sizeof(path));
+	pmd_ctl_watch_enter(hook, path, vid, request);
+}
+
+static enum rte_vhost_msg_result pre_msg_run(int vid, void *arg)
 {
 	struct vhu_msg *msg = arg;
 	enum rte_vhost_msg_result r = RTE_VHOST_MSG_RESULT_NOT_HANDLED;
@@ -716,8 +848,12 @@ static enum rte_vhost_msg_result pre_msg(int vid, void *arg)
 		r = RTE_VHOST_MSG_RESULT_REPLY;
 		break;
 	case VHU_GET_VRING_BASE:
-		if (msg->payload.state.index < PMD_MAX_QUEUES)
+		if (msg->payload.state.index < PMD_MAX_QUEUES) {
 			queue_stop(c, (uint16_t)msg->payload.state.index);
+			/* the frontend took the queue's index: another one may drive it now */
+			c->claimed &= ~(1ULL << msg->payload.state.index);
+			c->waiting &= ~(1ULL << msg->payload.state.index);
+		}
 		break;
 	/*
 	 * rte_vhost unmaps the guest memory (SET_MEM_TABLE, ADD/REM_MEM_REG) or
@@ -760,6 +896,8 @@ static enum rte_vhost_msg_result pre_msg(int vid, void *arg)
 		}
 		break;
 	case VHU_RESET_OWNER:
+		c->claimed = 0;
+		c->waiting = 0;
 		queue_stop_all(c, NULL);
 		memfault_report_pending();
 		pmd_memfault_unregister(c->vid);
@@ -774,7 +912,7 @@ static enum rte_vhost_msg_result pre_msg(int vid, void *arg)
 	return r;
 }
 
-static enum rte_vhost_msg_result post_msg(int vid, void *arg)
+static enum rte_vhost_msg_result post_msg_run(int vid, void *arg)
 {
 	struct vhu_msg *msg = arg;
 	enum rte_vhost_msg_result r = RTE_VHOST_MSG_RESULT_NOT_HANDLED;
@@ -800,8 +938,30 @@ static enum rte_vhost_msg_result post_msg(int vid, void *arg)
 		}
 		c->restart_mask = 0;
 	}
+	queues_start_waiting();
 	pthread_mutex_unlock(&ctl_lock);
 	return r;
+}
+
+/* A message hook, timed by the watchdog of rte_vhost's thread (ctl_watch.h). */
+static enum rte_vhost_msg_result msg_hook(bool pre, int vid, void *arg)
+{
+	enum rte_vhost_msg_result r;
+
+	hook_enter(pre ? "pre_msg hook" : "post_msg hook", vid, ((struct vhu_msg *)arg)->request);
+	r = pre ? pre_msg_run(vid, arg) : post_msg_run(vid, arg);
+	pmd_ctl_watch_leave();
+	return r;
+}
+
+static enum rte_vhost_msg_result pre_msg(int vid, void *arg)
+{
+	return msg_hook(true, vid, arg);
+}
+
+static enum rte_vhost_msg_result post_msg(int vid, void *arg)
+{
+	return msg_hook(false, vid, arg);
 }
 
 static const struct rte_vhost_user_extern_ops extern_ops = {
@@ -829,7 +989,7 @@ void pmd_set_connect_hook(pmd_connect_hook_t fn, void *arg)
 	connect_hook = fn;
 }
 
-static int on_new_connection(int vid)
+static int on_new_connection_run(int vid)
 {
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	struct pmd_conn *c = NULL;
@@ -869,6 +1029,16 @@ static int on_new_connection(int vid)
 	return rc;
 }
 
+static int on_new_connection(int vid)
+{
+	int r;
+
+	hook_enter("new_connection", vid, 0);
+	r = on_new_connection_run(vid);
+	pmd_ctl_watch_leave();
+	return r;
+}
+
 /* Stop every queue of a connection and forget it (ctl_lock held). */
 static void conn_drop(struct pmd_conn *c)
 {
@@ -880,7 +1050,7 @@ static void conn_drop(struct pmd_conn *c)
 	free(c);
 }
 
-static void on_destroy_connection(int vid)
+static void on_destroy_connection_run(int vid)
 {
 	struct pmd_conn *c;
 
@@ -888,23 +1058,44 @@ static void on_destroy_connection(int vid)
 	c = conn_of_vid(vid);
 	if (c != NULL)
 		conn_drop(c);
+	queues_start_waiting();
 	pthread_mutex_unlock(&ctl_lock);
 }
 
-static int on_vring_state_changed(int vid, uint16_t qid, int enable)
+static void on_destroy_connection(int vid)
+{
+	hook_enter("destroy_connection", vid, 0);
+	on_destroy_connection_run(vid);
+	pmd_ctl_watch_leave();
+}
+
+static int on_vring_state_changed_run(int vid, uint16_t qid, int enable)
 {
 	struct pmd_conn *c;
 
 	pthread_mutex_lock(&ctl_lock);
 	c = conn_of_vid(vid);
 	if (c != NULL && qid < PMD_MAX_QUEUES) {
-		if (enable)
+		if (enable) {
 			queue_start(c, qid);
-		else
+		} else {
+			c->waiting &= ~(1ULL << qid);
 			queue_stop(c, qid);
+		}
 	}
+	queues_start_waiting();
 	pthread_mutex_unlock(&ctl_lock);
 	return 0;
+}
+
+static int on_vring_state_changed(int vid, uint16_t qid, int enable)
+{
+	int r;
+
+	hook_enter("vring_state_changed", vid, 0);
+	r = on_vring_state_changed_run(vid, qid, enable);
+	pmd_ctl_watch_leave();
+	return r;
 }
 
 static int on_new_device(int vid)
@@ -1062,6 +1253,7 @@ int pmd_blk_create(const struct pmd_blk_params *params, const struct fm_model_op
 	if (rc != 0)
 		return rc;
 	pthread_once(&memfault_once, memfault_start);
+	pmd_ctl_watch_start(); /* without it femud still serves (it said why) */
 	if (pmd_poller_count() == 0) {
 		snprintf(err, errlen, "pmd_init() was not called");
 		return -EINVAL;

@@ -221,22 +221,28 @@ int fb_dev_start(struct fb_dev *dev, struct fb_mem *mem, struct fb_vq *vqs, unsi
 	return rc < 0 ? dev_err(dev, rc, "sync after start") : 0;
 }
 
-void fb_dev_stop(struct fb_dev *dev, struct fb_vq *vqs, unsigned n)
+int fb_dev_stop_queues(struct fb_dev *dev, struct fb_vq *vqs, unsigned n)
 {
 	struct vhu_vring_state s;
 	struct vhu_msg r;
 
 	if (dev->conn.fd < 0)
-		return;
+		return -EBADF;
 	for (unsigned i = 0; i < n; i++) {
 		if (dev->conn.features & (1ull << VHU_F_PROTOCOL_FEATURES))
 			if (vu_set_state(&dev->conn, VHU_SET_VRING_ENABLE, vqs[i].index, 0) < 0)
-				break;
+				return -EIO;
 		s.index = vqs[i].index;
 		s.num = 0;
 		if (vu_send(&dev->conn, VHU_GET_VRING_BASE, 0, &s, sizeof(s), NULL, 0) < 0 ||
 		    vu_recv(&dev->conn, VHU_GET_VRING_BASE, &r) < 0)
-			break;
+			return -EIO;
 	}
+	return 0;
+}
+
+void fb_dev_stop(struct fb_dev *dev, struct fb_vq *vqs, unsigned n)
+{
+	fb_dev_stop_queues(dev, vqs, n);
 	vu_close(&dev->conn);
 }

@@ -60,6 +60,9 @@ int fb_dev_set_mem_table(struct fb_dev *dev, struct fb_mem *mem);
 /* Per-queue setup messages for one queue (no enable). */
 int fb_dev_setup_vq(struct fb_dev *dev, struct fb_vq *vq);
 
+/* Stop the queues (disable, GET_VRING_BASE), the connection stays open; 0 or -errno. */
+int fb_dev_stop_queues(struct fb_dev *dev, struct fb_vq *vqs, unsigned n);
+
 /* Stop the queues (disable, GET_VRING_BASE) and close the connection. */
 void fb_dev_stop(struct fb_dev *dev, struct fb_vq *vqs, unsigned n);
 

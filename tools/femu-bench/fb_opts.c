@@ -127,56 +127,64 @@ uint32_t fb_opts_max_bs(const struct fb_opts *o)
 
 void fb_opts_usage(FILE *out)
 {
-	fprintf(out,
-		"usage: femu-bench -s SOCK [options]\n"
-		"       femu-bench -s SOCK --hostile\n"
-		"       femu-bench --selftest-peer [options]\n"
-		"A poll-mode vhost-user-blk initiator (QEMU's frontend role, without a VM).\n"
-		"  -s, --socket PATH     backend vhost-user socket\n"
-		"  --rw MODE             randread|randwrite|read|write|randrw (randread)\n"
-		"  --mix PCT             percent reads for randrw (50)\n"
-		"  --bs SIZE[,SIZE..]    request size(s), multiples of 512, picked at random (4k)\n"
-		"  --qd N                requests in flight per queue (32)\n"
-		"  --queues N            virtqueues to use (1)\n"
-		"  --qsize N             virtqueue size, power of two <= 1024 (1024)\n"
-		"  --time SEC            run for SEC seconds\n"
-		"  --ramp SEC            with --time: run SEC seconds of the same I/O first and\n"
-		"                        leave them out of every figure but the per-second rates\n"
-		"  --ios N               run N requests in total\n"
-		"                        (read/write without --time/--ios: one sequential pass)\n"
-		"  --size BYTES          byte range used (whole device from --offset)\n"
-		"  --offset BYTES        first byte of the range (0)\n"
-		"  --cpus LIST           one pinned worker thread per CPU, each owning its queues\n"
-		"  --verify              stamp written sectors (LBA, generation, checksum), check "
-		"reads\n"
-		"  --verify-gen N        generation written / expected (1)\n"
-		"  --verify-map FILE     (implies --verify) keep per sector the generation last\n"
-		"                        acknowledged and last submitted in FILE; reads must find\n"
-		"                        one of them (survives runs and a backend killed mid-run;\n"
-		"                        give every run its own --verify-gen)\n"
-		"  --progress FILE       keep each worker's count of completed requests in FILE\n"
-		"                        (created; worker k's at byte 64 k, 8 bytes, native\n"
-		"                        order), for a sampler that stops and continues the run\n"
-		"                        (tools/bench-turns)\n"
-		"  --json                print the result as one JSON object\n"
-		"  --hostile             run malformed-input cases; prints 'N passed, N failed'\n"
-		"  --case TEXT           with --hostile: only the cases whose name contains TEXT\n"
-		"  --selftest-peer       complete requests with an in-process polling peer (no "
-		"socket)\n"
-		"  --peer-cpu N          CPU of the self-test peer thread\n"
-		"  --no-event-idx        do not negotiate VIRTIO_RING_F_EVENT_IDX\n"
-		"  --hugepages           back the shared memory with hugetlb pages\n"
-		"  --rate IOPS           paced: submit at this rate in total (spread over the "
-		"queues,\n"
-		"                        at most --qd in flight each); latency counts from "
-		"submission\n"
-		"  --burst N             bursts: N requests per queue (at most --qd in flight), "
-		"then\n"
-		"  --gap-us LO[-HI]      an idle gap of LO..HI us after the burst completed\n"
-		"  --timeout MS          bound on every wait (5000)\n"
-		"  --seed N              random seed (1)\n"
-		"  -q, --quiet           no informational lines on stderr\n"
-		"  -h, --help\n");
+	fprintf(
+	    out,
+	    "usage: femu-bench -s SOCK [options]\n"
+	    "       femu-bench -s SOCK --hostile\n"
+	    "       femu-bench -s SOCK --connect-churn N [--churn-overlap] [--queues N]\n"
+	    "       femu-bench --selftest-peer [options]\n"
+	    "A poll-mode vhost-user-blk initiator (QEMU's frontend role, without a VM).\n"
+	    "  -s, --socket PATH     backend vhost-user socket\n"
+	    "  --rw MODE             randread|randwrite|read|write|randrw (randread)\n"
+	    "  --mix PCT             percent reads for randrw (50)\n"
+	    "  --bs SIZE[,SIZE..]    request size(s), multiples of 512, picked at random (4k)\n"
+	    "  --qd N                requests in flight per queue (32)\n"
+	    "  --queues N            virtqueues to use (1)\n"
+	    "  --qsize N             virtqueue size, power of two <= 1024 (1024)\n"
+	    "  --time SEC            run for SEC seconds\n"
+	    "  --ramp SEC            with --time: run SEC seconds of the same I/O first and\n"
+	    "                        leave them out of every figure but the per-second rates\n"
+	    "  --ios N               run N requests in total\n"
+	    "                        (read/write without --time/--ios: one sequential pass)\n"
+	    "  --size BYTES          byte range used (whole device from --offset)\n"
+	    "  --offset BYTES        first byte of the range (0)\n"
+	    "  --cpus LIST           one pinned worker thread per CPU, each owning its queues\n"
+	    "  --verify              stamp written sectors (LBA, generation, checksum), check "
+	    "reads\n"
+	    "  --verify-gen N        generation written / expected (1)\n"
+	    "  --verify-map FILE     (implies --verify) keep per sector the generation last\n"
+	    "                        acknowledged and last submitted in FILE; reads must find\n"
+	    "                        one of them (survives runs and a backend killed mid-run;\n"
+	    "                        give every run its own --verify-gen)\n"
+	    "  --progress FILE       keep each worker's count of completed requests in FILE\n"
+	    "                        (created; worker k's at byte 64 k, 8 bytes, native\n"
+	    "                        order), for a sampler that stops and continues the run\n"
+	    "                        (tools/bench-turns)\n"
+	    "  --json                print the result as one JSON object\n"
+	    "  --hostile             run malformed-input cases; prints 'N passed, N failed'\n"
+	    "  --case TEXT           with --hostile: only the cases whose name contains TEXT\n"
+	    "  --connect-churn N     N fresh connections, each with its own memory and --queues\n"
+	    "                        queues of --qsize, one 4 KiB request per queue (even\n"
+	    "                        connections write, odd ones read back and compare);\n"
+	    "                        prints the requests served and the failures\n"
+	    "  --churn-overlap       with --connect-churn: odd connections stop their queues\n"
+	    "                        but close only after the next one served its requests\n"
+	    "  --selftest-peer       complete requests with an in-process polling peer (no "
+	    "socket)\n"
+	    "  --peer-cpu N          CPU of the self-test peer thread\n"
+	    "  --no-event-idx        do not negotiate VIRTIO_RING_F_EVENT_IDX\n"
+	    "  --hugepages           back the shared memory with hugetlb pages\n"
+	    "  --rate IOPS           paced: submit at this rate in total (spread over the "
+	    "queues,\n"
+	    "                        at most --qd in flight each); latency counts from "
+	    "submission\n"
+	    "  --burst N             bursts: N requests per queue (at most --qd in flight), "
+	    "then\n"
+	    "  --gap-us LO[-HI]      an idle gap of LO..HI us after the burst completed\n"
+	    "  --timeout MS          bound on every wait (5000)\n"
+	    "  --seed N              random seed (1)\n"
+	    "  -q, --quiet           no informational lines on stderr\n"
+	    "  -h, --help\n");
 }
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
@@ -311,6 +319,8 @@ static const struct opt_row opt_rows[] = {
     ROW_SET("json", 0, json, true),
     ROW_SET("hostile", 0, hostile, true),
     ROW_STR("case", 0, hostile_case),
+    ROW_NUM("connect-churn", connect_churn, 0, 1, UINT64_MAX, "a count > 0"),
+    ROW_SET("churn-overlap", 0, churn_overlap, true),
     ROW_SET("selftest-peer", 0, selftest_peer, true),
     ROW_NUM("peer-cpu", peer_cpu, 0, 0, FB_MAX_CPU_NUM, "a CPU number"),
     ROW_SET("no-event-idx", 0, event_idx, false),
@@ -422,6 +432,12 @@ static int check_combination(struct fb_opts *o, char *err, size_t errlen)
 			    o->ncpus, o->queues);
 	if (o->size % 512 || o->offset % 512)
 		return fail(err, errlen, "--size and --offset must be multiples of 512");
+	if (o->connect_churn && (o->selftest_peer || o->hostile))
+		return fail(
+		    err, errlen,
+		    "--connect-churn needs a backend socket (no --selftest-peer, --hostile)");
+	if (o->churn_overlap && !o->connect_churn)
+		return fail(err, errlen, "--churn-overlap needs --connect-churn");
 	if (o->size && o->size < fb_opts_max_bs(o))
 		return fail(err, errlen, "--size %llu is smaller than --bs %u",
 			    (unsigned long long)o->size, fb_opts_max_bs(o));

@@ -46,6 +46,8 @@ struct fb_opts {
 	const char *progress;	  /* --progress FILE: each worker's completions so far */
 	bool json;		  /* --json */
 	bool hostile;		  /* --hostile */
+	uint64_t connect_churn;	  /* --connect-churn N: N connections, one request per queue each */
+	bool churn_overlap;	  /* --churn-overlap: odd connections stay open into the next */
 	const char *hostile_case; /* --case: only hostile cases whose name contains this */
 	bool selftest_peer;	  /* --selftest-peer: in-process completing backend */
 	int peer_cpu;		  /* --peer-cpu */

@@ -3,7 +3,8 @@
  * main.c - femu-bench: a poll-mode vhost-user-blk initiator without a VM.
  * Connects to a backend socket as the frontend, shares one memfd region,
  * sets up N split virtqueues and runs a workload (or the --hostile cases,
- * or the --selftest-peer measurement of the initiator itself).
+ * the --connect-churn cycles, or the --selftest-peer measurement of the
+ * initiator itself).
  *
  * Exit status: 0 success, 1 I/O error / verify mismatch / timeout / hostile
  * case failed, 2 bad command line, 3 cannot connect or set up the device.
@@ -18,6 +19,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "fb_churn.h"
 #include "fb_dev.h"
 #include "fb_hostile.h"
 #include "fb_mem.h"
@@ -306,6 +308,8 @@ int main(int argc, char **argv)
 	}
 	if (b.o.hostile)
 		return fb_hostile_run(&b.o);
+	if (b.o.connect_churn)
+		return fb_churn_run(&b.o);
 	catch_signals();
 	return run_bench(&b);
 }

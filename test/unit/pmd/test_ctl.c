@@ -16,11 +16,13 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "fake_guest.h"
 #include <fcntl.h>
 
+#include "pmd/mem_fault.h"
 #include "pmd/pmd.h"
 #include "pmd/vhu_ctx.h"
 #include "pmd/virtio_blk_wire.h"
@@ -119,15 +121,20 @@ static void ctx_add_fd(struct pmd_vhu_ctx *c, int fd)
 	c->fds[c->fd_num++] = fd;
 }
 
-static enum rte_vhost_msg_result hook(bool pre, uint32_t request, uint32_t index)
+/* A vring-state message through connection vid's pre or post hook. */
+static enum rte_vhost_msg_result hook_of(int vid, bool pre, uint32_t request, uint32_t index)
 {
 	struct pmd_vhu_ctx c;
 
 	ctx_init(&c, request);
 	c.m.msg.payload.state.index = index;
 	c.m.msg.size = sizeof(c.m.msg.payload.state);
-	return pre ? ut_ext_ops->pre_msg_handle(ut_vid, &c)
-		   : ut_ext_ops->post_msg_handle(ut_vid, &c);
+	return pre ? ut_ext_ops->pre_msg_handle(vid, &c) : ut_ext_ops->post_msg_handle(vid, &c);
+}
+
+static enum rte_vhost_msg_result hook(bool pre, uint32_t request, uint32_t index)
+{
+	return hook_of(ut_vid, pre, request, index);
 }
 
 /* A SET_MEM_TABLE of one region of size bytes backed by fd. */
@@ -234,7 +241,7 @@ Test(ctl, a_new_connection_on_the_same_ring_takes_it_from_the_old_one)
 	cr_assert_eq(ut_nattached, 1, "one queue serves the ring");
 	cr_assert_eq(ut_queue(0)->vid, ut_vid2);
 	cr_assert_eq(ut_nabandoned, 1);
-	cr_assert_not_null(strstr(ut_last_log, "older connection"), "%s", ut_last_log);
+	cr_assert_not_null(strstr(ut_log, "older connection"), "%s", ut_log);
 	ut_sweep(5000000000ull);
 	cr_assert_eq(used->idx, 1, "the old queue's pending completion was not posted");
 	cr_assert_eq(status_of(1), 0xff);
@@ -250,6 +257,136 @@ Test(ctl, a_new_connection_on_the_same_ring_takes_it_from_the_old_one)
 	cr_assert_eq(used->idx, 2);
 	cr_assert_eq(status_of(2), VIRTIO_BLK_S_OK);
 	ut_dev_ops->destroy_connection(ut_vid2);
+}
+
+/*
+ * Connection ut_vid2 as another frontend: its own files behind the same host
+ * addresses (its rings are not the first connection's).
+ */
+static void second_frontend(void)
+{
+	size_t sz = sizeof(*g.mem) + g.mem->nregions * sizeof(g.mem->regions[0]);
+
+	ut_mem2 = malloc(sz);
+	cr_assert_not_null(ut_mem2);
+	memcpy(ut_mem2, g.mem, sz);
+	for (uint32_t i = 0; i < ut_mem2->nregions; i++)
+		ut_mem2->regions[i].fd = memfd_of(ut_mem2->regions[i].size);
+	ut_vid2 = ut_vid + 1;
+	cr_assert_eq(ut_dev_ops->new_connection(ut_vid2), 0);
+}
+
+static void second_frontend_gone(void)
+{
+	ut_dev_ops->destroy_connection(ut_vid2);
+	for (uint32_t i = 0; i < ut_mem2->nregions; i++)
+		close(ut_mem2->regions[i].fd);
+	free(ut_mem2);
+	ut_mem2 = NULL;
+}
+
+/*
+ * Two live frontends on one socket: a queue index is driven by one of them.
+ * The second's start is refused (logged) and its requests wait; it starts
+ * when the first gives the queue back with GET_VRING_BASE (QEMU's live
+ * migration: the source stops before the destination starts), not when the
+ * first merely disables it to replace an fd.
+ */
+Test(ctl, a_second_frontend_waits_until_the_first_gives_the_queue_back)
+{
+	second_frontend();
+	cr_assert_eq(ut_dev_ops->vring_state_changed(ut_vid, 0, 1), 0);
+	cr_assert_eq(ut_dev_ops->vring_state_changed(ut_vid2, 0, 1), 0);
+	cr_assert_eq(ut_nattached, 1);
+	cr_assert_eq(ut_queue(0)->vid, ut_vid);
+	cr_assert_not_null(strstr(ut_last_log, "drives this queue"), "%s", ut_last_log);
+	/* another queue index is free for it */
+	ut_vrings[1] = ut_vrings[0];
+	cr_assert_eq(ut_dev_ops->vring_state_changed(ut_vid2, 1, 1), 0);
+	cr_assert_eq(ut_nattached, 2);
+	cr_assert_eq(ut_queue(1)->vid, ut_vid2);
+	cr_assert_eq(ut_dev_ops->vring_state_changed(ut_vid2, 1, 0), 0);
+
+	/* the first connection disables and re-enables its queue (new call fd): it keeps it */
+	cr_assert_eq(ut_dev_ops->vring_state_changed(ut_vid, 0, 0), 0);
+	cr_assert_eq(ut_dev_ops->vring_state_changed(ut_vid, 0, 1), 0);
+	cr_assert_eq(ut_queue(0)->vid, ut_vid);
+	post_read(0, 0);
+	ut_sweep(100);
+	cr_assert_eq(used->idx, 1);
+	cr_assert_eq(ut_queue(0)->vid, ut_vid);
+
+	/* GET_VRING_BASE: the first gives queue 0 back, the waiting one starts at once */
+	cr_assert_eq(hook(true, VHU_GET_VRING_BASE, 0), RTE_VHOST_MSG_RESULT_NOT_HANDLED);
+	cr_assert_eq(hook(false, VHU_GET_VRING_BASE, 0), RTE_VHOST_MSG_RESULT_NOT_HANDLED);
+	cr_assert_not_null(ut_queue(0));
+	cr_assert_eq(ut_queue(0)->vid, ut_vid2);
+	cr_assert_eq(ut_queue(0)->last_avail, 1, "it continues at the index stored");
+	post_read(1, 8);
+	ut_sweep(200);
+	cr_assert_eq(used->idx, 2);
+	cr_assert_eq(status_of(1), VIRTIO_BLK_S_OK);
+	/* the first connection cannot take it back while the second drives it */
+	cr_assert_eq(ut_dev_ops->vring_state_changed(ut_vid, 0, 1), 0);
+	cr_assert_eq(ut_queue(0)->vid, ut_vid2);
+	second_frontend_gone();
+}
+
+/* The connect hook of the next connection: its accepted socket. */
+static int next_sock = -1;
+static int sock_hook(const char *path, void *arg, int *sock_fd)
+{
+	(void)path;
+	(void)arg;
+	*sock_fd = next_sock;
+	return 0;
+}
+
+/*
+ * A frontend hung up with a request pending, and before rte_vhost processed
+ * it, another frontend (the same program's next connection, on memory the
+ * first may have reused) starts a queue, another index even: the hung-up
+ * connection's queues stop at that moment and write nothing more (its
+ * pending completion is not posted), and never start again.
+ */
+Test(ctl, a_hung_up_connection_stops_when_another_starts_a_queue)
+{
+	int sv[2];
+
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	ut_dev_ops->destroy_connection(ut_vid);
+	pmd_set_connect_hook(sock_hook, NULL);
+	next_sock = sv[0];
+	cr_assert_eq(ut_dev_ops->new_connection(ut_vid), 0);
+	next_sock = -1;
+	cr_assert_eq(ut_dev_ops->vring_state_changed(ut_vid, 0, 1), 0);
+	m.due_delta = 1000000000ull;
+	post_read(0, 0);
+	ut_sweep(100);
+	cr_assert_eq(used->idx, 0);
+	second_frontend();
+	ut_vrings[1] = ut_vrings[0];
+	ut_vrings[1].last_avail = 1; /* nothing for it to take from this ring */
+	/* still connected: its queue 0 is left alone */
+	cr_assert_eq(ut_dev_ops->vring_state_changed(ut_vid2, 1, 1), 0);
+	cr_assert_eq(ut_nattached, 2);
+	cr_assert_eq(ut_dev_ops->vring_state_changed(ut_vid2, 1, 0), 0);
+
+	close(sv[1]); /* the frontend is gone; rte_vhost has not noticed yet */
+	cr_assert_eq(ut_dev_ops->vring_state_changed(ut_vid2, 1, 1), 0);
+	cr_assert_eq(ut_nattached, 1);
+	cr_assert_eq(ut_queue(1)->vid, ut_vid2);
+	cr_assert_null(ut_queue(0));
+	cr_assert_eq(ut_nabandoned, 1);
+	cr_assert_not_null(strstr(ut_log, "has hung up"), "%s", ut_log);
+	ut_sweep(5000000000ull);
+	cr_assert_eq(used->idx, 0, "nothing is written for the hung-up connection");
+	cr_assert_eq(status_of(0), 0xff);
+	cr_assert_eq(ut_dev_ops->vring_state_changed(ut_vid, 0, 1), 0);
+	cr_assert_null(ut_queue(0), "it never starts a queue again");
+	pmd_set_connect_hook(NULL, NULL);
+	close(sv[0]);
+	second_frontend_gone();
 }
 
 /* SET_VRING_ADDR on a running queue (QEMU: dirty logging on): it moves to the new rings. */
@@ -379,6 +516,27 @@ static void previous_backend_left(struct rte_vhost_inflight_info_split *region,
 	ut_vrings[0].inflight_split = region;
 	ut_vrings[0].resubmit = rs;
 	set_inflight_fd(QSZ);
+}
+
+/*
+ * The inflight region is in the SIGBUS net from its first byte to its last
+ * also when the frontend had set up only its second queue: rte_vhost's
+ * pointer for queue 1 is one queue area past the mapping's start.
+ */
+Test(ctl, the_whole_inflight_region_is_in_the_sigbus_net)
+{
+	static uint8_t region[4096] __attribute__((aligned(4096)));
+	size_t area = pmd_inflight_queue_bytes(QSZ);
+
+	ut_vrings[1].inflight_split = (struct rte_vhost_inflight_info_split *)(region + area);
+	set_inflight_fd(QSZ);
+	cr_assert_eq(hook(false, VHU_SET_INFLIGHT_FD, 0), RTE_VHOST_MSG_RESULT_NOT_HANDLED);
+	cr_assert(pmd_memfault_covers(region), "the region's first byte");
+	cr_assert(pmd_memfault_covers(region + 2 * area - 1), "its last byte");
+	cr_assert_not(pmd_memfault_covers(region + 2 * area), "not past its end");
+	ut_dev_ops->destroy_connection(ut_vid);
+	cr_assert_not(pmd_memfault_covers(region), "forgotten with its connection");
+	cr_assert_eq(ut_dev_ops->new_connection(ut_vid), 0);
 }
 
 Test(ctl, queue_larger_than_its_inflight_area_not_started)

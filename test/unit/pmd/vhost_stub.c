@@ -13,6 +13,9 @@
 
 int ut_vid = 3;
 int ut_vid2 = -1;
+char ut_last_log[512];
+char ut_log[8192];
+static size_t ut_log_len;
 
 /* The fake connection, or the second one of the same frontend. */
 static bool vid_known(int vid)
@@ -21,6 +24,7 @@ static bool vid_known(int vid)
 }
 uint64_t ut_features;
 struct rte_vhost_memory *ut_mem;
+struct rte_vhost_memory *ut_mem2;
 struct ut_vring ut_vrings[UT_VRINGS];
 const struct rte_vhost_device_ops *ut_dev_ops;
 const struct rte_vhost_user_extern_ops *ut_ext_ops;
@@ -37,6 +41,7 @@ void ut_stub_reset(void)
 {
 	ut_features = 0;
 	ut_mem = NULL;
+	ut_mem2 = NULL;
 	memset(ut_vrings, 0, sizeof(ut_vrings));
 	for (unsigned i = 0; i < UT_VRINGS; i++) {
 		ut_vrings[i].vr.callfd = -1;
@@ -47,21 +52,27 @@ void ut_stub_reset(void)
 	ut_nabandoned = 0;
 	ut_attach_fail = 0;
 	ut_vid2 = -1;
+	ut_log_len = 0;
+	ut_log[0] = '\0';
 }
 
 /* ---- rte_log, rte_malloc: nothing to record ---- */
 
 int pmd_logtype;
 
-char ut_last_log[512];
-
 int rte_log(uint32_t level, uint32_t logtype, const char *format, ...)
 {
 	va_list ap;
+	size_t n;
 
 	va_start(ap, format);
 	vsnprintf(ut_last_log, sizeof(ut_last_log), format, ap);
 	va_end(ap);
+	n = strlen(ut_last_log);
+	if (ut_log_len + n >= sizeof(ut_log))
+		ut_log_len = 0; /* keep the newest lines */
+	memcpy(ut_log + ut_log_len, ut_last_log, n + 1);
+	ut_log_len += n;
 	return 0;
 }
 
@@ -159,15 +170,16 @@ int rte_vhost_set_vring_base(int vid, uint16_t qid, uint16_t last_avail, uint16_
 
 int rte_vhost_get_mem_table(int vid, struct rte_vhost_memory **mem)
 {
+	const struct rte_vhost_memory *src = vid == ut_vid2 && ut_mem2 != NULL ? ut_mem2 : ut_mem;
 	size_t sz;
 
-	if (!vid_known(vid) || ut_mem == NULL)
+	if (!vid_known(vid) || src == NULL)
 		return -1;
-	sz = sizeof(*ut_mem) + ut_mem->nregions * sizeof(ut_mem->regions[0]);
+	sz = sizeof(*src) + src->nregions * sizeof(src->regions[0]);
 	*mem = malloc(sz); /* the caller frees it, as with rte_vhost */
 	if (*mem == NULL)
 		return -1;
-	memcpy(*mem, ut_mem, sz);
+	memcpy(*mem, src, sz);
 	return 0;
 }
 

@@ -53,12 +53,15 @@ extern int ut_vid;
 extern int ut_vid2;
 extern uint64_t ut_features; /* negotiated virtio features */
 extern struct rte_vhost_memory *ut_mem;
+/* ut_vid2's memory table when set (another frontend: other files, same host addresses). */
+extern struct rte_vhost_memory *ut_mem2;
 extern struct ut_vring ut_vrings[UT_VRINGS];
 extern const struct rte_vhost_device_ops *ut_dev_ops;	   /* from callback_register */
 extern const struct rte_vhost_user_extern_ops *ut_ext_ops; /* from extern_callback_register */
 
-/* The last message pmd/ logged (rte_log). */
+/* The last message pmd/ logged (rte_log), and the messages since ut_stub_reset(). */
 extern char ut_last_log[512];
+extern char ut_log[8192];
 
 /* The socket path rte_vhost_get_ifname() answers for ut_vid. */
 extern char ut_ifname[108];
