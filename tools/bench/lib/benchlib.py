@@ -1,32 +1,121 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""benchlib - what the Python benchmark scripts in tools/ share: finding the built
-binaries, starting and stopping femud, running femu-bench and femu-floor, the steady-state
-figure of a run, and the machine's load (printed with every figure: on a shared machine
-figures are only comparable within one run).
+"""benchlib - what every measurement script in tools/bench/ shares: finding the built
+binaries, starting and stopping femud, running femu-bench and femu-floor, a process's CPU
+time, the steady-state figure of a run, medians, the machine's load (printed with every
+figure: on a shared machine figures are only comparable within one run) and where results
+are written (build-bench/, never the source tree).  It starts processes and writes only the
+result files its callers name.
 """
+import functools
 import glob
 import json
 import os
 import signal
 import statistics
 import subprocess
+import sys
 import time
 
-TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# the source tree: this file is tools/bench/lib/benchlib.py
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+# generated results (JSON, charts) go here by default: ignored by git (/build*/)
+RESULTS_DIR = os.path.join(TOP, "build-bench")
+
+# name -> (environment variable that overrides it, path inside a meson build directory)
+BINARIES = {
+    "femud": ("FEMUD", "daemon/femud"),
+    "femu-bench": ("FEMU_BENCH", "tools/femu-bench/femu-bench"),
+    "femu-floor": ("FEMU_FLOOR", "tools/bench/femu-floor/femu-floor"),
+    "femuctl": ("FEMUCTL", "tools/femuctl/femuctl"),
+    "vq-cost": ("VQ_COST", "tools/bench/vq-cost/vq-cost"),
+}
+CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
-def find_exe(explicit, env, rel, top=TOP):
-    """explicit path, else $env, else rel in build/ or the newest build*/ that has it."""
+def find_exe(explicit, env, rel, top=TOP, build=None):
+    """explicit path, else $env, else rel in build (when given), else in build/ or the newest
+    build*/ that has it; None when none is executable."""
     if explicit:
         return os.path.abspath(explicit)
     if os.environ.get(env):
         return os.path.abspath(os.environ[env])
-    cands = [os.path.join(top, "build", rel)] + sorted(
-        glob.glob(os.path.join(top, "build*", rel)), key=os.path.getmtime, reverse=True)
+    if build:
+        cands = [os.path.join(top, build, rel)]
+    else:
+        cands = [os.path.join(top, "build", rel)] + sorted(
+            glob.glob(os.path.join(top, "build*", rel)), key=os.path.getmtime, reverse=True)
     for c in cands:
         if os.access(c, os.X_OK):
             return c
     return None
+
+
+def find_bin(name, explicit=None, build=None):
+    """find_exe() for one of BINARIES by its name."""
+    env, rel = BINARIES[name]
+    return find_exe(explicit, env, rel, build=build)
+
+
+def need_bin(prog, name, explicit=None, build=None):
+    """find_bin(), or exit with what to build (prog: the script's name for the message)."""
+    exe = find_bin(name, explicit, build)
+    if not exe:
+        sys.exit(f"{prog}: {name} not found: build it (meson setup build && ninja -C build) "
+                 f"or give its path (--{name} or ${BINARIES[name][0]})")
+    return exe
+
+
+def add_common_args(ap, binaries=(), size_mb=1024):
+    """The options every femud benchmark takes: --size-mb, --target-cpu, --bench-cpu and,
+    per name in binaries (of BINARIES), --NAME PATH."""
+    ap.add_argument("--size-mb", type=int, default=size_mb,
+                    help=f"device (and floor buffer) size in MiB (default {size_mb})")
+    ap.add_argument("--target-cpu", type=int, default=0,
+                    help="the backend's CPU: femud's poller, femu-floor's backend (default 0)")
+    ap.add_argument("--bench-cpu", type=int, default=1,
+                    help="the initiator's CPU: femu-bench, femu-floor's rings (default 1)")
+    for name in binaries:
+        ap.add_argument(f"--{name}", help=f"{name} binary (default ${BINARIES[name][0]}, else "
+                        "build/ or the newest build*/ that has it)")
+
+
+def logger(prog):
+    """A log(msg) that prints '[prog] msg' to stderr."""
+    def log(msg):
+        print(f"[{prog}] {msg}", file=sys.stderr, flush=True)
+    return log
+
+
+def result_path(name):
+    """RESULTS_DIR/name, the folder made: the default place of a script's results."""
+    os.makedirs(RESULTS_DIR, exist_ok=True)
+    return os.path.join(RESULTS_DIR, name)
+
+
+def write_json(path, obj):
+    """obj as indented JSON into path (its folder made when missing)."""
+    d = os.path.dirname(os.path.abspath(path))
+    os.makedirs(d, exist_ok=True)
+    with open(path, "w") as f:
+        json.dump(obj, f, indent=1)
+
+
+def med(vals):
+    """The median of the values that are not None; None when there are none."""
+    vals = [v for v in vals if v is not None]
+    return statistics.median(vals) if vals else None
+
+
+def proc_cpu_s(pid, children=False):
+    """utime + stime of pid (with children: + the waited-for children's), seconds; None when
+    it cannot be read."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        # after the comm field: state is fields[0]; utime (field 14 overall) is index 11
+        return sum(int(x) for x in fields[11:15 if children else 13]) / CLK_TCK
+    except (OSError, IndexError, ValueError):
+        return None
 
 
 def hugepages_free():
@@ -59,33 +148,56 @@ def femud_cmd(femud, sock, cpu, size_mb, queues=1, pollers=1, extra=()):
     return cmd + ["--dev", f"path={sock},devsz_mb={size_mb},queues={queues}"]
 
 
-def femud_supports_rpc(femud):
+@functools.lru_cache(maxsize=None)
+def femud_help(femud):
+    """femud --help's text (older revisions, built by tools/bench/ab, lack some options)."""
     try:
         r = subprocess.run([femud, "--help"], capture_output=True, text=True, timeout=20)
-        return "--rpc" in r.stdout + r.stderr
+        return r.stdout + r.stderr
     except (OSError, subprocess.TimeoutExpired):
-        return False
+        return ""
 
 
-def start_femud(femud, tmp, cpu, size_mb, extra=(), queues=1, pollers=1, tag="femud"):
-    """Start femud in tmp, wait for 'femud: ready'; returns (proc, socket, log path)."""
-    sock = os.path.join(tmp, f"{tag}.sock")
+def femud_knows(femud, option):
+    """Does femud's --help name option?"""
+    return option in femud_help(femud)
+
+
+def drop_unknown(femud, cmd, options):
+    """cmd without those of options (each with its value) that femud does not know."""
+    for opt in options:
+        if opt in cmd and not femud_knows(femud, opt):
+            i = cmd.index(opt)
+            cmd = cmd[:i] + cmd[i + 2:]
+    return cmd
+
+
+def launch_femud(cmd, tmp, tag="femud", timeout=120, pin=None):
+    """Start the femud command line cmd in tmp (pinned to the CPU list pin when given) with a
+    fresh log tmp/<tag>.log and wait for 'femud: ready'; returns (proc, log path).  Raises
+    RuntimeError with the log's tail when femud exits or is not ready in time."""
     logf = os.path.join(tmp, f"{tag}.log")
-    cmd = femud_cmd(femud, sock, cpu, size_mb, queues, pollers, list(extra))
-    if not femud_supports_rpc(femud):
-        cmd.remove("--rpc")
-        cmd.remove("none")
-    if pollers <= 1:
-        cmd = ["taskset", "-c", str(cpu)] + cmd
+    if pin is not None:
+        cmd = ["taskset", "-c", str(pin)] + cmd
     # a fresh log: a "ready" left by an earlier run with the same tag must not count
     with open(logf, "wb") as lf:
         proc = subprocess.Popen(cmd, stdout=lf, stderr=subprocess.STDOUT, cwd=tmp,
                                 start_new_session=True)
-    if wait_log_ready(proc, logf, 0, 120):
-        return proc, sock, logf
+    if wait_log_ready(proc, logf, 0, timeout):
+        return proc, logf
     stop_proc(proc)
     with open(logf, errors="replace") as f:
         raise RuntimeError(f"femud did not start ({' '.join(cmd)}): {f.read()[-600:]}")
+
+
+def start_femud(femud, tmp, cpu, size_mb, extra=(), queues=1, pollers=1, tag="femud"):
+    """Start a NoSSD femud (femud_cmd) in tmp, wait until it is ready; returns (proc, socket,
+    log path)."""
+    sock = os.path.join(tmp, f"{tag}.sock")
+    cmd = drop_unknown(femud, femud_cmd(femud, sock, cpu, size_mb, queues, pollers,
+                                        list(extra)), ["--rpc"])
+    proc, logf = launch_femud(cmd, tmp, tag, pin=cpu if pollers <= 1 else None)
+    return proc, sock, logf
 
 
 def wait_log_ready(proc, logf, offset, timeout, text="femud: ready"):
@@ -113,21 +225,51 @@ def stop_proc(proc, sig=signal.SIGTERM, wait_s=30):
             proc.wait()
 
 
-def femu_bench(exe, sock, extra, timeout, cpus="1"):
-    """One femu-bench run; returns (exit status, JSON result or None, stderr)."""
-    cmd = [exe, "-q", "-s", sock, "--json", "--timeout", "5000", "--cpus", cpus] + extra
-    if "," not in cpus and "-" not in cpus:
-        cmd = ["taskset", "-c", cpus] + cmd
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    j = None
-    for line in reversed(r.stdout.strip().splitlines()):
+def last_json(text):
+    """The last line of text that starts with '{', parsed; None when there is none or it is
+    not JSON."""
+    for line in reversed(text.strip().splitlines()):
         if line.startswith("{"):
             try:
-                j = json.loads(line)
+                return json.loads(line)
             except json.JSONDecodeError:
-                pass
+                return None
+    return None
+
+
+def femu_bench_cmd(exe, sock, extra, cpus="1"):
+    """femu-bench's command line: quiet, JSON, on the CPU list cpus (pinned by taskset when
+    it is one CPU; None: femu-bench's own choice)."""
+    cmd = [exe, "-q", "-s", sock, "--json", "--timeout", "5000"]
+    if cpus is not None:
+        cmd += ["--cpus", str(cpus)]
+        if "," not in str(cpus) and "-" not in str(cpus):
+            cmd = ["taskset", "-c", str(cpus)] + cmd
+    return cmd + list(extra)
+
+
+def femu_bench(exe, sock, extra, timeout, cpus="1", retries=0):
+    """One femu-bench run; returns (exit status, JSON result or None, stderr).  With retries,
+    a run that femud refused because it was still closing the previous connection is tried
+    again after a pause."""
+    cmd = femu_bench_cmd(exe, sock, extra, cpus)
+    for attempt in range(retries + 1):
+        if retries:
+            time.sleep(0.5 + attempt)
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        if r.returncode == 0 or "closed the connection" not in r.stderr:
             break
-    return r.returncode, j, r.stderr.strip()
+    return r.returncode, last_json(r.stdout), r.stderr.strip()
+
+
+def femu_bench_json(exe, sock, extra, timeout, cpus="1", retries=0):
+    """femu_bench()'s JSON; raises RuntimeError with the command and its stderr when the run
+    fails."""
+    rc, j, err = femu_bench(exe, sock, extra, timeout, cpus, retries)
+    if rc != 0 or j is None:
+        cmd = " ".join(femu_bench_cmd(exe, sock, extra, cpus))
+        raise RuntimeError(f"{cmd} failed ({rc}):\n{err}")
+    return j
 
 
 def steady_iops(j):
@@ -273,7 +415,7 @@ def ring_floor_note(iops, qd, fl, share=0.85):
     if not ring or not copy or not iops:
         return None
     # one floor sample: the ring and the copy measured seconds apart, and the VM's speed
-    # swings within seconds; tools/bench-turns compares them in turns of one run
+    # swings within seconds; tools/bench/turns compares them in turns of one run
     verdict = ("within it" if ring >= share * copy else
                "beyond it in this floor sample (ring and copy measured seconds apart)")
     return (f"{100 * iops / ring:.1f}% of the bare split-ring QD{qd} floor {fmt_iops(ring)}/s, "

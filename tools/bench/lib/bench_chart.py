@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""bench_chart.py - draw a tools/bench JSON result (python3-matplotlib, no display needed).
+"""bench_chart.py - draw a tools/bench/sweep JSON result (python3-matplotlib, no display needed).
 
-  python3 tools/lib/bench_chart.py RESULT.json [OUT_PREFIX]
+  python3 tools/bench/lib/bench_chart.py RESULT.json [OUT_PREFIX]
 
 Writes OUT_PREFIX-iops.{png,svg}: randread IOPS by queue depth, one line per target, one
 panel per block size, with the machine floor of the same run (femu-floor: the random 4 KiB
@@ -39,7 +39,7 @@ def subtitle(res):
 
 def save(fig, res, path_stem):
     """Title, layout, PNG and SVG; returns the files written."""
-    fig.suptitle("tools/bench:\n" + subtitle(res), fontsize=8)
+    fig.suptitle("tools/bench/sweep:\n" + subtitle(res), fontsize=8)
     fig.tight_layout()
     out = []
     for ext in ("png", "svg"):

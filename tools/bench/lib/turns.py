@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""turns - femud's rate against femu-floor's, in turns inside one run (tools/bench-turns,
-and tools/bench's floor goal lines).
+"""turns - femud's rate against femu-floor's, in turns inside one run (tools/bench/turns,
+and tools/bench/sweep's floor goal lines).
 
 Every side stays up for the whole measurement and is stopped (SIGSTOP) while another has
 the CPUs: femud with a femu-bench run on it (femu-bench --progress), optionally a second
@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 
 from benchlib import start_femud, stop_proc
 
-# issue 14: femud's 4 KiB QD1 >= 90% of the bare ring's, QD32/QD128 >= 85% of the copy rate
+# the floor goals: femud's 4 KiB QD1 >= 90% of the bare ring's, QD32/QD128 >= 85% of the copy rate
 GOALS = {"bare": 0.90, "copy": 0.85}
 FLOOR_SIDES = ("bare", "copy", "virtio", "ring")
 

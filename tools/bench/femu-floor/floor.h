@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * floor.h - what this machine allows any vhost-user-blk backend, measured
- * without one: the floor under femud's figures in tools/bench and
- * tools/bench-model.
+ * without one: the floor under femud's figures in tools/bench/sweep and
+ * tools/bench/model.
  *
  *  - cross-CPU round trip: one cache line written on CPU A, seen on CPU B,
  *    answered through a second line (a request and its completion cannot
@@ -78,7 +78,7 @@ int floor_ring_qd1_virtio_ns(int cpu_a, int cpu_b, const struct floor_buf *buf, 
  * *stop is set (a signal handler), then returns 0 once the backend thread
  * ended, or -errno (-ETIMEDOUT: a side silent for 10 s; -EINVAL: cpu_a ==
  * cpu_b).  Stopped and continued as a process (SIGSTOP/SIGCONT), it resumes
- * where it was: tools/bench-turns alternates it with a backend under test.
+ * where it was: tools/bench/turns alternates it with a backend under test.
  */
 int floor_ring_qd1_count(int cpu_a, int cpu_b, const struct floor_buf *buf, bool virtio,
 			 uint64_t *count, const volatile sig_atomic_t *stop);
@@ -142,7 +142,7 @@ int floor_ring_rate(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigned 
  * thread (pinned to cpu_b) stores the number of requests completed so far in
  * *count after each batch it reaps, until *stop is set (a signal handler).
  * Stopped and continued as a process (SIGSTOP/SIGCONT), it resumes where it
- * was: tools/bench-turns alternates it with femud at the same queue depth.
+ * was: tools/bench/turns alternates it with femud at the same queue depth.
  * 0, -EINVAL (same CPUs, qd not 1..FLOOR_RING_MAX_QD), -ETIMEDOUT (a side
  * silent for 10 s), -EIO (a wrong completion) or another -errno.
  */
@@ -185,7 +185,7 @@ double floor_copy4k_rate(const struct floor_buf *b, unsigned n, struct floor_cop
  * pick the best hints, then random 4 KiB copies (a cycle of 2^20 random
  * blocks) store the number done so far in *count after each one, until
  * *stop is set (a signal handler).  0, or -ENOMEM.  Stopped and continued as
- * a process, it resumes where it was: tools/bench-turns alternates it with
+ * a process, it resumes where it was: tools/bench/turns alternates it with
  * femud at high queue depth.
  */
 int floor_copy4k_loop(const struct floor_buf *b, uint64_t *count,

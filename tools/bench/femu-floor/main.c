@@ -2,7 +2,7 @@
 /*
  * main.c - femu-floor: print what this machine allows a vhost-user-blk
  * backend on CPU A serving an initiator on CPU B (see floor.h), as text or
- * one JSON object.  tools/bench and tools/bench-model print it next to
+ * one JSON object.  tools/bench/sweep and tools/bench/model print it next to
  * their figures.
  */
 #include <errno.h>
@@ -65,7 +65,7 @@ static void usage(FILE *f)
 		"                 SIGINT/SIGTERM), the count of requests completed so far in\n"
 		"                 FILE (created, 8 bytes, native order) after each one: for a\n"
 		"                 sampler that stops and continues this process in turns with\n"
-		"                 a backend under test (tools/bench-turns)\n"
+		"                 a backend under test (tools/bench/turns)\n"
 		"  --virtio-layout  with --ring-qd1-loop: virtio-blk's layout and EVENT_IDX\n"
 		"  --copy-loop FILE  only this: the overlapped random 4 KiB copy on CPU A\n"
 		"                 (its best hints first picked in short trials) without end,\n"
@@ -76,7 +76,7 @@ static void usage(FILE *f)
 		"                 end, the count of requests so far in FILE, as --ring-qd1-loop\n"
 		"  --rtt          only this: the cache-line round trip A<->B in ns, from\n"
 		"                 20000 round trips (a few ms; no buffer): which placement\n"
-		"                 the two CPUs have now (tools/bench-turns)\n");
+		"                 the two CPUs have now (tools/bench/turns)\n");
 }
 
 static int parse_uint(const char *s, unsigned long max, unsigned long *out)
