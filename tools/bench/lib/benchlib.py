@@ -17,7 +17,7 @@ import sys
 import time
 
 # the source tree: this file is tools/bench/lib/benchlib.py
-TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 # generated results (JSON, charts) go here by default: ignored by git (/build*/)
 RESULTS_DIR = os.path.join(TOP, "build-bench")
 
