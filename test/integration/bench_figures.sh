@@ -5,6 +5,7 @@
 # figures markers (--update-docs): the header and every cell, the text around
 # the markers kept, a second update changes nothing, a file without markers is
 # refused (exit 2) and left as it was, a JSON that is not a sweep's is refused.
+# The floor goals judged in turns follow the table as one sentence.
 # Args: none.  Env: SRCDIR.
 set -u
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -24,6 +25,8 @@ cat >"$T/small.json" <<'JSON'
  "machine_floor": {"cpus": [0, 1], "size_mb": 64, "rtt_ns": 120, "dram_ns": 90,
    "copy4k_ns": 600, "copy4k_per_s": 2880000, "ring_qd1_4k_ns": 800,
    "ring_qd1_4k_max_iops": 1250000, "cpu_lost_pct": [1.0, 2.0]},
+ "floor_turns": {"randread 4k QD1": {"femud_over_bare": {"median": 0.9227}},
+                 "randread 4k QD32": {"femud_over_copy": {"median": 0.99338}}},
  "median": {
   "femud|randread 4k QD1": {"iops": 737400, "lat_mean_us": 1.3035, "target_cpu_us_per_io": 1.3},
   "femud|randread 4k QD32": {"iops": 2620000, "lat_mean_us": 12.2, "target_cpu_us_per_io": 0.4},
@@ -47,20 +50,26 @@ assert lines[0] == "intro line" and lines[1] == "<!-- figures:begin -->", lines
 assert lines[-3:] == ["<!-- figures:end -->", "last line", ""], lines
 body = lines[2:-3]
 assert "old figures" not in body, body
-rows = [[c.strip() for c in l.strip("|").split("|")] for l in body]
-assert rows[0] == ["figure", "femud", "qemu-storage-daemon (null-co)", "machine floor"], rows[0]
-assert rows[1] == ["---", "---:", "---:", "---:"], rows[1]
+# the table, a blank line, the turns sentence (wrapped)
+blank = body.index("")
+table, sentence = body[:blank], " ".join(body[blank + 1:])
+assert all(l.startswith("|") and l.endswith("|") for l in table), table
+rows = [[c.strip() for c in l[1:-1].split("|")] for l in table]
+assert rows[0] == ["randread, IOPS", "femud", "qsd null-co", "floor"], rows[0]
+assert rows[1] == ["---"] * 4, rows[1]
 want = {
-    "4 KiB randread QD1, IOPS": ["737.4k", "240.8k", "1.25M (bare split ring)"],
-    "4 KiB randread QD1, mean latency": ["1.30 us", "4.05 us", "0.80 us (bare split ring)"],
-    "4 KiB randread QD32, IOPS": ["2.62M", "1.81M", "2.88M (copy rate)"],
-    "4 KiB randread QD128, IOPS": ["2.49M", "-", "2.88M (copy rate)"],
-    "512 B randread QD128, IOPS": ["4.30M", "-", "-"],
+    "4 KiB QD1": ["737k", "241k", "1.25M (bare split ring)"],
+    "4 KiB QD1, mean latency": ["1.30 us", "4.05 us", "0.80 us"],
+    "4 KiB QD32": ["2.62M", "1.81M", "2.88M (one core's copy rate)"],
+    "4 KiB QD128": ["2.49M", "-", "2.88M (one core's copy rate)"],
+    "512 B QD128": ["4.30M", "-", ""],
 }
 got = {r[0]: r[1:] for r in rows[2:]}
 assert got == want and len(rows) == 2 + len(want), got
+assert sentence == ("Floor goals in turns of one run: 4 KiB QD1 at 92.3% of the bare split "
+                    "ring (goal 90%), QD32 at 99.3% of one core's copy rate (goal 85%)."), sentence
 PY
-then ok "figures table: header, every cell, the text around it"
+then ok "figures table: header, every cell, the turns sentence, the text around it"
 else ko "figures table: $(cat "$T/doc.md")"; fi
 cp "$T/doc.md" "$T/doc1.md"
 "$SWEEP" --from-json "$T/small.json" --update-docs "$T/doc.md" >/dev/null 2>&1 &&
