@@ -410,9 +410,9 @@ static void vring_translate(struct fv_vring *v)
 		return;
 	/*
 	 * rte_vhost trusts the used index it finds.  It reads it even when the
-	 * region is not backed by its file there (SIGBUS inside rte_vhost: see
-	 * /work/notes/fuzz-findings.md); the fake skips that read so that the
-	 * fuzzer goes on to femud's own code.
+	 * region is not backed by its file there (a SIGBUS inside rte_vhost,
+	 * not femud's code); the fake skips that read so that the fuzzer goes
+	 * on to femud's own code.
 	 */
 	if (file_backed(v->used, 4)) {
 		uint16_t idx;

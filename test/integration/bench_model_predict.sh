@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# bench_model_predict.sh - tools/bench-model's predictions (what its table
+# bench_model_predict.sh - tools/bench/model's predictions (what its table
 # compares femud against) equal the figures of device-model.md for the
 # tutorial's device, recomputed here from the formulas: flat, TLC page
 # tables, channel bus, host link, firmware; QD32 bounds; the closed-loop
@@ -10,7 +10,7 @@ set -u
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 J=$(mktemp /tmp/bench-model-pred.XXXXXX.json)
 trap 'rm -f "$J"' EXIT
-"$SRCDIR/tools/bench-model" --predict-only --json "$J" >/dev/null 2>&1 ||
+"$SRCDIR/tools/bench/model" --predict-only --json "$J" >/dev/null 2>&1 ||
 	{ echo "not ok - bench-model --predict-only failed"; exit 1; }
 python3 - "$J" <<'PY'
 import json, sys

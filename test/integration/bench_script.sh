@@ -1,23 +1,24 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# bench_script.sh - tools/bench runs end to end (not a benchmark: one tiny
+# bench_script.sh - tools/bench/sweep runs end to end (not a benchmark: one tiny
 # round against femud and, when installed, qemu-storage-daemon): exit 0, a
 # row per workload with figures, ratios, the goal lines and a JSON file with
 # the medians, each run's per-second rates and steady state, the machine floor
 # and its goal lines, and (with Debian's python3-matplotlib) the charts.  No
-# performance figure is asserted.
+# performance figure is asserted.  Its figures table: bench_figures.sh.
 # Args: femu-bench path.  Env: FEMUD, SRCDIR.
 . "$(dirname "$0")/femu_bench_lib.sh"
+SWEEP=$SRCDIR/tools/bench/sweep
 
 targets=femud
 command -v qemu-storage-daemon >/dev/null && targets=femud,qsd-null
 chart=
 /usr/bin/python3 -c 'import matplotlib' 2>/dev/null && chart=--chart
-timeout 300 "$SRCDIR/tools/bench" --rounds 1 --time 1 --ramp 0.2 --size-mb 64 --targets "$targets" --qd1-pairs 2 --qd1-turns 3 --copy-turns 2 \
-	--femud "$FEMUD" --femu-bench "$BENCH" --json "$T/b.json" $chart >"$T/b.out" 2>"$T/b.err"
+timeout 300 "$SWEEP" --rounds 1 --time 1 --ramp 0.2 --size-mb 64 --targets "$targets" --qd1-pairs 2 --qd1-turns 3 --copy-turns 2 \
+	--femud "$FEMUD" --femu-bench "$BENCH" --json "$T/b.json" $chart --chart-dir "$T" >"$T/b.out" 2>"$T/b.err"
 RC=$?
 cat "$T/b.out"
-[ "$RC" -eq 0 ] && ok "tools/bench exit 0" || { ko "tools/bench exit $RC"; cat "$T/b.err"; }
+[ "$RC" -eq 0 ] && ok "tools/bench/sweep exit 0" || { ko "tools/bench/sweep exit $RC"; cat "$T/b.err"; }
 rows=$(grep -cE '^(randread|randwrite) [0-9k]+ QD[0-9]+ +[0-9.]+[kM] ' "$T/b.out")
 [ "$rows" -eq 7 ] && ok "7 workload rows with femud figures" || ko "rows: $rows"
 grep -q "^initiator: femu-bench --selftest-peer drove" "$T/b.out" && ok "initiator line" ||

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# bench_turns.sh - tools/bench-turns end to end (not a benchmark: a few short turns
+# bench_turns.sh - tools/bench/turns end to end (not a benchmark: a few short turns
 # on a 64 MiB device): femud with femu-bench and femu-floor's two QD1 rings
 # (at QD8: its copy loop) take the CPUs in turns, the tool prints each side's
 # median rate and the per-turn ratios, and its JSON holds every turn with
@@ -11,15 +11,15 @@
 # Args: femu-bench path.  Env: FEMUD, SRCDIR, BUILDDIR.
 . "$(dirname "$0")/femu_bench_lib.sh"
 
-FLOOR=$BUILDDIR/tools/femu-floor/femu-floor
-[ -x "$FLOOR" ] || { echo "SKIP: femu-floor not built"; exit 77; }
+FLOOR=$BUILDDIR/tools/bench/femu-floor/femu-floor
+[ -x "$FLOOR" ] || { echo "FAIL: femu-floor not built"; exit 1; }
 common=(--femud "$FEMUD" --femu-bench "$BENCH" --femu-floor "$FLOOR" --size-mb 64 --slice 0.1
 	--settle 0.02 --warmup 1)
 
-timeout 300 "$SRCDIR/tools/bench-turns" "${common[@]}" --turns 4 --json "$T/q.json" >"$T/q.out" 2>"$T/q.err"
+timeout 300 "$SRCDIR/tools/bench/turns" "${common[@]}" --turns 4 --json "$T/q.json" >"$T/q.out" 2>"$T/q.err"
 RC=$?
 cat "$T/q.out"
-[ "$RC" -eq 0 ] && ok "tools/bench-turns exit 0" || { ko "tools/bench-turns exit $RC"; cat "$T/q.err"; }
+[ "$RC" -eq 0 ] && ok "tools/bench/turns exit 0" || { ko "tools/bench/turns exit $RC"; cat "$T/q.err"; }
 grep -qE '^  median rates: bare ring [0-9.]+[kM]/s, femud [0-9.]+[kM]/s, virtio-layout ring [0-9.]+[kM]/s$' \
 	"$T/q.out" && ok "median rates of the three sides" || ko "no median line"
 grep -qE '^  femud / bare ring: [0-9.]+% \(quartiles [0-9.]+-[0-9.]+%, >= 90% in [0-4] of 4 turns\); goal >= 90%: (MET|not met)$' \
@@ -56,7 +56,7 @@ grep -qE '^  cache-line round trip before each turn: median [0-9]+ ns \(quartile
 	"$T/q.out" && ok "round trip line" || ko "no round trip line"
 
 # the placement classes: a round trip over 1.5x the next shorter one starts a class
-if PYTHONPATH="$SRCDIR/tools/lib" python3 -c '
+if PYTHONPATH="$SRCDIR/tools/bench/lib" python3 -c '
 from turns import rtt_classes
 assert rtt_classes([100, 700, 120, 650, 50]) == [[4], [0, 2], [3, 1]], rtt_classes([100, 700, 120, 650, 50])
 assert rtt_classes([130, 140, 150]) == [[0, 1, 2]]
@@ -64,7 +64,7 @@ assert rtt_classes([100, 150, 226]) == [[0, 1], [2]]'; then ok "rtt_classes spli
 else ko "rtt_classes"; fi
 
 # QD8: against femu-floor's copy loop and its split ring at QD8
-timeout 300 "$SRCDIR/tools/bench-turns" "${common[@]}" --qd 8 --turns 3 --json "$T/c.json" >"$T/c.out" 2>&1
+timeout 300 "$SRCDIR/tools/bench/turns" "${common[@]}" --qd 8 --turns 3 --json "$T/c.json" >"$T/c.out" 2>&1
 RC=$?
 [ "$RC" -eq 0 ] && grep -qE '^  femud / copy rate: [0-9.]+% \(quartiles [0-9.]+-[0-9.]+%, >= 85% in [0-3] of 3 turns\); goal >= 85%: (MET|not met)$' "$T/c.out" &&
 	grep -qE '^  femud / split ring: [0-9.]+% \(quartiles [0-9.]+-[0-9.]+%, 3 turns\)$' "$T/c.out" &&
@@ -78,14 +78,14 @@ for num, den in (("femud", "copy"), ("femud", "ring"), ("ring", "copy")):
     assert abs(r["median"] - statistics.median(x[num] / x[den] for x in t)) < 1e-9, (num, den, r)
 assert s["ring_iops"] == statistics.median(x["ring"] for x in t), s' "$T/c.json" &&
 	ok "--qd 8: femud against the copy loop and the split ring" || { ko "--qd 8 (exit $RC)"; cat "$T/c.out"; }
-timeout 300 "$SRCDIR/tools/bench-turns" "${common[@]}" --qd 8 --turns 1 --no-ring --json "$T/n.json" >"$T/n.out" 2>&1 &&
+timeout 300 "$SRCDIR/tools/bench/turns" "${common[@]}" --qd 8 --turns 1 --no-ring --json "$T/n.json" >"$T/n.out" 2>&1 &&
 	python3 -c 'import json, sys
 t = json.load(open(sys.argv[1]))["turns"]
 assert set(t[0]) == {"copy", "femud"}, t' "$T/n.json" && ! grep -q "split ring" "$T/n.out" &&
 	ok "--no-ring: the copy loop only" || { ko "--no-ring"; cat "$T/n.out"; }
 
 # B: the same femud as a second build, a side of its own
-timeout 300 "$SRCDIR/tools/bench-turns" "${common[@]}" --turns 2 --b-femud "$FEMUD" >"$T/b.out" 2>&1
+timeout 300 "$SRCDIR/tools/bench/turns" "${common[@]}" --turns 2 --b-femud "$FEMUD" --json "$T/b.json" >"$T/b.out" 2>&1
 RC=$?
 [ "$RC" -eq 0 ] && grep -qE '^  B / femud: [0-9.]+ \(quartiles [0-9.]+-[0-9.]+, ahead in [0-2] of 2 turns\)$' "$T/b.out" &&
 	grep -qE '^  B / bare ring: ' "$T/b.out" && ok "--b-femud: B's side and B / femud" ||
@@ -94,7 +94,7 @@ RC=$?
 bad() { # name needle args...
 	local name=$1 needle=$2
 	shift 2
-	"$SRCDIR/tools/bench-turns" "$@" >"$T/$name.out" 2>&1
+	"$SRCDIR/tools/bench/turns" "$@" >"$T/$name.out" 2>&1
 	local rc=$?
 	[ $rc -eq 2 ] && grep -qF -- "$needle" "$T/$name.out" && ok "$name: exit 2 naming $needle" ||
 		{ ko "$name: exit $rc"; cat "$T/$name.out"; }

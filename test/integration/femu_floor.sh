@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# femu_floor.sh - tools/femu-floor: its JSON carries every figure tools/bench
+# femu_floor.sh - tools/bench/femu-floor: its JSON carries every figure tools/bench/sweep
 # reads, the derived figures follow from the measured ones, CPU loss is a
 # percentage, --ring-qd1-loop, --copy-loop and --ring-loop count in a file while they run, not while
 # stopped, the bare split ring at QD32/QD128 serves requests but not
@@ -68,7 +68,7 @@ grep -q "backend CPU 1, initiator CPU 0" <<<"$txt" && ok "text names the CPUs" |
 grep -qE "bare split-ring backend, 4 KiB random read QD128 \(look-ahead [0-9]+, (none|first 512 B to L1|4 KiB to L1|first 512 B to L2|4 KiB to L2|4 KiB to L2 in two halves),( block asked for first,)? used index [a-z0-9 ]+\): [0-9.]+ M/s" \
 	<<<"$txt" && ok "text has the QD128 ring floor" || ko "text: $txt"
 
-# --ring-qd1: only the QD1 ring figures, bare and with virtio-blk's layout (tools/bench
+# --ring-qd1: only the QD1 ring figures, bare and with virtio-blk's layout (tools/bench/sweep
 # pairs them with femud's QD1 runs)
 out=$("$FLOOR" --cpus 0,1 --size-mb 8 --ring-qd1 --json) && ok "--ring-qd1 runs" || ko "--ring-qd1 exit $?"
 python3 - "$out" <<'PY' && ok "--ring-qd1 json: the QD1 ring figures only" || ko "--ring-qd1 json: $out"

@@ -11,7 +11,7 @@ S1=$T/nossd.sock S2=$T/bbssd.sock
 # shares CPU 0 with the main lcore), and on this shared 2-CPU machine a pinned
 # busy thread waits seconds for its CPU at times: under load ~12, femud's
 # poller 0 waited up to 3.0 s on the run queue (schedstat) and a plain pinned
-# spinner up to 2.2 s; the default 5 s timed both clients out once (issue 13).
+# spinner up to 2.2 s; the default 5 s timed both clients out once.
 # A hang still fails, after 30 s.
 TO="--timeout 30000"
 BB="femu_mode=1,nchs=2,luns_per_ch=2,blks_per_pl=16,pgs_per_blk=64,op_pcent=25"

@@ -9,7 +9,7 @@
 # Args: femu-bench path, femuctl path.  Env: FEMUD.
 . "$(dirname "$0")/femu_bench_lib.sh"
 CTL=${2:-}
-[ -x "$CTL" ] || { echo "SKIP: femuctl not built"; exit 77; }
+[ -x "$CTL" ] || { echo "FAIL: femuctl not built"; exit 1; }
 ctl() { "$CTL" -s "$RPC" "$@"; }
 pj() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
 # poller I's member KEY from femuctl stats --json

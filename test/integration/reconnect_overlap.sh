@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# reconnect_overlap.sh - the reconnect stress of issue 13: femud with two
+# reconnect_overlap.sh - the reconnect stress: femud with two
 # pollers kept busy (random reads on a second device spread over both), and
 # on the first device femu-bench --hostile --case reconnect_overlap: 150
 # rounds in which a fresh frontend connects and starts its queue while the

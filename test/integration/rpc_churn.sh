@@ -7,7 +7,7 @@
 # Args: femu-bench path, femuctl path.  Env: FEMUD, RPC_CHURN_CYCLES (200).
 . "$(dirname "$0")/femu_bench_lib.sh"
 CTL=${2:-}
-[ -x "$CTL" ] || { echo "SKIP: femuctl not built"; exit 77; }
+[ -x "$CTL" ] || { echo "FAIL: femuctl not built"; exit 1; }
 CYCLES=${RPC_CHURN_CYCLES:-200}
 WARM=20
 

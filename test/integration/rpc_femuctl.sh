@@ -11,7 +11,7 @@
 # Args: femu-bench path, femuctl path.  Env: FEMUD.
 . "$(dirname "$0")/femu_bench_lib.sh"
 CTL=${2:-}
-[ -x "$CTL" ] || { echo "SKIP: femuctl not built"; exit 77; }
+[ -x "$CTL" ] || { echo "FAIL: femuctl not built"; exit 1; }
 
 A=$T/a.sock B=$T/b.sock
 BB="femu_mode=1,nchs=2,luns_per_ch=2,blks_per_pl=16,pgs_per_blk=64,op_pcent=25,queues=2"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# sock_owner.sh - socket ownership and allowed peers (issue 13, part 4): a
+# sock_owner.sh - socket ownership and allowed peers: a
 # frontend running as another uid cannot reach a default (0600, root)
 # socket; with sock_owner=UID:GID it can, without a world-writable socket;
 # femud logs each frontend's pid and uid; with allow_uid a peer of another

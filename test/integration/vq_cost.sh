@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# vq_cost.sh - tools/vq-cost serves every request of its runs (a failed one
+# vq_cost.sh - tools/bench/vq-cost serves every request of its runs (a failed one
 # ends it with exit 1), its JSON carries both sides of the ratio and the
 # ratio follows from them, --cold-ring and 512 B runs work, bad options exit 2
 # naming the option, and the copy path's prefetch instructions are in the

@@ -159,7 +159,7 @@ void fb_opts_usage(FILE *out)
 	    "  --progress FILE       keep each worker's count of completed requests in FILE\n"
 	    "                        (created; worker k's at byte 64 k, 8 bytes, native\n"
 	    "                        order), for a sampler that stops and continues the run\n"
-	    "                        (tools/bench-turns)\n"
+	    "                        (tools/bench/turns)\n"
 	    "  --json                print the result as one JSON object\n"
 	    "  --hostile             run malformed-input cases; prints 'N passed, N failed'\n"
 	    "  --case TEXT           with --hostile: only the cases whose name contains TEXT\n"

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# bench_figures.sh - tools/bench/sweep's figures table, rendered from a small
+# JSON (--from-json: no run, nothing started) into a scratch document with the
+# figures markers (--update-docs): the header and every cell, the text around
+# the markers kept, a second update changes nothing, a file without markers is
+# refused (exit 2) and left as it was, a JSON that is not a sweep's is refused.
+# The floor goals judged in turns follow the table as one sentence.
+# Args: none.  Env: SRCDIR.
+set -u
+SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+SWEEP=$SRCDIR/tools/bench/sweep
+T=$(mktemp -d /tmp/bench-figures.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); echo "PASS: $*"; }
+ko() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# two targets and the floor; cells missing where a target has no such run
+cat >"$T/small.json" <<'JSON'
+{"rounds": 1, "time_s": 1, "ramp_s": 0.2, "pollers": 1, "queues": 1, "size_mb": 64,
+ "targets": ["femud", "qsd-null"], "load_before": "load 0.10/0.10/0.10",
+ "load_after": "load 0.20/0.20/0.20", "goal_met": false, "goal": ["goal line kept"],
+ "failures": [], "initiator_selftest": null,
+ "machine_floor": {"cpus": [0, 1], "size_mb": 64, "rtt_ns": 120, "dram_ns": 90,
+   "copy4k_ns": 600, "copy4k_per_s": 2880000, "ring_qd1_4k_ns": 800,
+   "ring_qd1_4k_max_iops": 1250000, "cpu_lost_pct": [1.0, 2.0]},
+ "floor_turns": {"randread 4k QD1": {"femud_over_bare": {"median": 0.9227}},
+                 "randread 4k QD32": {"femud_over_copy": {"median": 0.99338}}},
+ "median": {
+  "femud|randread 4k QD1": {"iops": 737400, "lat_mean_us": 1.3035, "target_cpu_us_per_io": 1.3},
+  "femud|randread 4k QD32": {"iops": 2620000, "lat_mean_us": 12.2, "target_cpu_us_per_io": 0.4},
+  "femud|randread 4k QD128": {"iops": 2490000, "lat_mean_us": 51.8, "target_cpu_us_per_io": 0.4},
+  "femud|randread 512 QD128": {"iops": 4300000, "lat_mean_us": 29.9, "target_cpu_us_per_io": 0.2},
+  "qsd-null|randread 4k QD1": {"iops": 240800, "lat_mean_us": 4.05, "target_cpu_us_per_io": 3.4},
+  "qsd-null|randread 4k QD32": {"iops": 1810000, "lat_mean_us": 17.8, "target_cpu_us_per_io": 0.5}
+ }}
+JSON
+printf 'intro line\n<!-- figures:begin -->\nold figures\n<!-- figures:end -->\nlast line\n' >"$T/doc.md"
+printf 'no markers here\n' >"$T/plain.md"
+"$SWEEP" --from-json "$T/small.json" --update-docs "$T/doc.md" >"$T/t.out" 2>&1
+RC=$?
+[ "$RC" -eq 0 ] && ok "--from-json --update-docs exit 0" || { ko "--update-docs exit $RC"; cat "$T/t.out"; }
+grep -q '^goal line kept$' "$T/t.out" && grep -q '^randread 4k QD1 .*737.4k' "$T/t.out" &&
+	ok "--from-json prints the report of the JSON" || ko "report: $(head -c 600 "$T/t.out")"
+if python3 - "$T/doc.md" <<'PY'
+import sys
+lines = open(sys.argv[1]).read().split("\n")
+assert lines[0] == "intro line" and lines[1] == "<!-- figures:begin -->", lines
+assert lines[-3:] == ["<!-- figures:end -->", "last line", ""], lines
+body = lines[2:-3]
+assert "old figures" not in body, body
+# the table, a blank line, the turns sentence (wrapped)
+blank = body.index("")
+table, sentence = body[:blank], " ".join(body[blank + 1:])
+assert all(l.startswith("|") and l.endswith("|") for l in table), table
+rows = [[c.strip() for c in l[1:-1].split("|")] for l in table]
+assert rows[0] == ["randread, IOPS", "femud", "qsd null-co", "floor"], rows[0]
+assert rows[1] == ["---"] * 4, rows[1]
+want = {
+    "4 KiB QD1": ["737k", "241k", "1.25M (bare split ring)"],
+    "4 KiB QD1, mean latency": ["1.30 us", "4.05 us", "0.80 us"],
+    "4 KiB QD32": ["2.62M", "1.81M", "2.88M (one core's copy rate)"],
+    "4 KiB QD128": ["2.49M", "-", "2.88M (one core's copy rate)"],
+    "512 B QD128": ["4.30M", "-", ""],
+}
+got = {r[0]: r[1:] for r in rows[2:]}
+assert got == want and len(rows) == 2 + len(want), got
+assert sentence == ("Floor goals in turns of one run: 4 KiB QD1 at 92.3% of the bare split "
+                    "ring (goal 90%), QD32 at 99.3% of one core's copy rate (goal 85%)."), sentence
+PY
+then ok "figures table: header, every cell, the turns sentence, the text around it"
+else ko "figures table: $(cat "$T/doc.md")"; fi
+cp "$T/doc.md" "$T/doc1.md"
+"$SWEEP" --from-json "$T/small.json" --update-docs "$T/doc.md" >/dev/null 2>&1 &&
+	cmp -s "$T/doc.md" "$T/doc1.md" && ok "a second --update-docs changes nothing" ||
+	ko "second --update-docs differs: $(diff "$T/doc1.md" "$T/doc.md")"
+"$SWEEP" --from-json "$T/small.json" --update-docs "$T/plain.md" >"$T/p.out" 2>&1
+RC=$?
+[ "$RC" -eq 2 ] && grep -q 'no <!-- figures:begin -->' "$T/p.out" &&
+	[ "$(cat "$T/plain.md")" = "no markers here" ] && ok "a file without markers: exit 2, unchanged" ||
+	ko "no markers: exit $RC, $(cat "$T/p.out")"
+echo '{"rounds": 1}' >"$T/bad.json"
+"$SWEEP" --from-json "$T/bad.json" >"$T/bad.out" 2>&1
+RC=$?
+[ "$RC" -eq 2 ] && grep -q 'not a sweep result' "$T/bad.out" && ok "--from-json of another JSON: exit 2" ||
+	ko "bad JSON: exit $RC, $(cat "$T/bad.out")"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

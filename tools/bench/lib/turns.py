@@ -1,0 +1,307 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""turns - femud's rate against femu-floor's, in turns inside one run (tools/bench/turns,
+and tools/bench/sweep's floor goal lines).
+
+Every side stays up for the whole measurement and is stopped (SIGSTOP) while another has
+the CPUs: femud with a femu-bench run on it (femu-bench --progress), optionally a second
+femud build with its own femu-bench (B, for an A/B), and femu-floor's sides: at QD1
+--ring-qd1-loop (the bare ring) and --ring-qd1-loop --virtio-layout, at higher depth
+--copy-loop (one core's overlapped random 4 KiB copy) and --ring-loop --qd N (the bare split
+ring at the same depth: what any backend of that ring reaches with femu-bench's layout, so
+ring/copy says how much of the copy rate the ring itself leaves).  A turn continues each side
+in the order bare, copy, femud, [B,] virtio, ring (reversed every other turn), lets it settle,
+reads its
+completion counter for a slice of time and stops it again (with B, femud and B trade
+places every two turns): the sides of a turn are a
+fraction of a second apart, inside one placement mode of the VM far more often than two
+separate runs are.  Before each turn, with every side stopped, femu-floor --rtt takes the
+cache-line round trip between the two CPUs (a few ms): the placement the turn ran in.  The
+ratios at QD1 follow it (on one machine: ~130 ns round trips gave femud ~95% of the bare ring,
+~700 ns ones ~85%), so the summary also splits the turns by it.
+"""
+import json
+import mmap
+import os
+import signal
+import statistics
+import struct
+import subprocess
+import time
+from dataclasses import dataclass, field
+
+from benchlib import start_femud, stop_proc
+
+# the floor goals: femud's 4 KiB QD1 >= 90% of the bare ring's, QD32/QD128 >= 85% of the copy rate
+GOALS = {"bare": 0.90, "copy": 0.85}
+FLOOR_SIDES = ("bare", "copy", "virtio", "ring")
+
+
+@dataclass
+class TurnCfg:
+    """What the sides run and how the turns are taken (times in seconds)."""
+    femud: str
+    femu_bench: str
+    femu_floor: str = None  # None: no femu-floor side
+    b_femud: str = None
+    b_femu_bench: str = None
+    femud_args: list = field(default_factory=list)
+    target_cpu: int = 0
+    bench_cpu: int = 1
+    size_mb: int = 1024
+    qd: int = 1
+    bs: str = "4k"
+    rw: str = "randread"
+    turns: int = 60
+    warmup: int = 3
+    slice_s: float = 0.3
+    settle_s: float = 0.05
+    rtt_exe: str = None  # femu-floor for the round trip before each turn; None: not taken
+    ring_side: bool = True  # above QD1: femu-floor's split ring at cfg.qd as a side too
+
+
+class Side:
+    """One side of the turns: its processes (continued in this order, stopped in the
+    reverse one) and the completion counter it keeps in a file (8 bytes at offset 0)."""
+
+    def __init__(self, name, procs, counter):
+        self.name, self.procs, self.counter = name, procs, counter
+        self.map = None
+
+    def count(self):
+        return struct.unpack_from("Q", self.map, 0)[0]
+
+    def wait_started(self, timeout):
+        """Wait until the counter file exists and counts; False when a process exited."""
+        end = time.time() + timeout
+        while time.time() < end:
+            if any(p.poll() is not None for p in self.procs):
+                return False
+            if self.map is None and os.path.exists(self.counter) and \
+                    os.path.getsize(self.counter) >= 8:
+                with open(self.counter, "rb") as f:
+                    self.map = mmap.mmap(f.fileno(), 8, access=mmap.ACCESS_READ)
+            if self.map is not None and self.count() > 0:
+                return True
+            time.sleep(0.05)
+        return False
+
+    def cont(self):
+        for p in self.procs:
+            p.send_signal(signal.SIGCONT)
+
+    def stop(self):
+        for p in reversed(self.procs):
+            p.send_signal(signal.SIGSTOP)
+
+    def alive(self):
+        return all(p.poll() is None for p in self.procs)
+
+    def slice(self, settle, length):
+        """Continue, let it settle, count for length seconds, stop; the rate (per second)."""
+        self.cont()
+        time.sleep(settle)
+        c0, t0 = self.count(), time.monotonic()
+        time.sleep(length)
+        c1, t1 = self.count(), time.monotonic()
+        self.stop()
+        return (c1 - c0) / (t1 - t0)
+
+
+def _femud_side(cfg, tmp, name, femud, femu_bench):
+    """femud and a femu-bench run on it (its --time far beyond the turns, ended by SIGINT)."""
+    proc, sock, _ = start_femud(femud, tmp, cfg.target_cpu, cfg.size_mb, cfg.femud_args,
+                                tag=name)
+    count = os.path.join(tmp, f"{name}.count")
+    fb = subprocess.Popen(["taskset", "-c", str(cfg.bench_cpu), femu_bench, "-q", "-s", sock,
+                           "--json", "--cpus", str(cfg.bench_cpu), "--rw", cfg.rw, "--bs",
+                           str(cfg.bs), "--qd", str(cfg.qd), "--time", "86400", "--timeout",
+                           "5000", "--progress", count],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          start_new_session=True)
+    return Side(name, [proc, fb], count)
+
+
+def _floor_side(cfg, tmp, name, mode):
+    count = os.path.join(tmp, f"{name}.count")
+    p = subprocess.Popen([cfg.femu_floor, "--cpus", f"{cfg.target_cpu},{cfg.bench_cpu}",
+                          "--size-mb", str(cfg.size_mb), mode[0], count] + mode[1:],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)
+    return Side(name, [p], count)
+
+
+def start_sides(cfg, tmp, sides):
+    """Start every side into the dict sides, one after the other, each stopped once it
+    counts.  None, or what failed (sides then holds what started, for stop_sides)."""
+    starts = [("femud", lambda: _femud_side(cfg, tmp, "femud", cfg.femud, cfg.femu_bench))]
+    if cfg.b_femud:
+        starts.append(("b", lambda: _femud_side(cfg, tmp, "b", cfg.b_femud,
+                                                cfg.b_femu_bench or cfg.femu_bench)))
+    if cfg.femu_floor and cfg.qd == 1:
+        starts.append(("bare", lambda: _floor_side(cfg, tmp, "bare", ["--ring-qd1-loop"])))
+        starts.append(("virtio", lambda: _floor_side(cfg, tmp, "virtio",
+                                                     ["--ring-qd1-loop", "--virtio-layout"])))
+    elif cfg.femu_floor:
+        starts.append(("copy", lambda: _floor_side(cfg, tmp, "copy", ["--copy-loop"])))
+        if cfg.ring_side:
+            starts.append(("ring", lambda: _floor_side(cfg, tmp, "ring",
+                                                       ["--ring-loop", "--qd", str(cfg.qd)])))
+    for name, start in starts:
+        sides[name] = start()
+        if not sides[name].wait_started(120):
+            return f"{name} did not start counting"
+        sides[name].stop()
+    return None
+
+
+def stop_sides(sides):
+    """Continue and end every side: the rings, then each femu-bench (it drains) before its
+    femud.  {name: (exit status, stdout, stderr)}, femu-bench runs as '<side>-bench'."""
+    outs = {}
+    for s in sides.values():
+        s.cont()
+    for name in FLOOR_SIDES:
+        if name in sides:
+            p = sides[name].procs[0]
+            stop_proc(p, signal.SIGTERM)
+            outs[name] = (p.returncode, p.stdout.read(), p.stderr.read())
+    for name in ("femud", "b"):
+        if name in sides:
+            femud, fb = sides[name].procs
+            stop_proc(fb, signal.SIGINT)
+            outs[f"{name}-bench"] = (fb.returncode, fb.stdout.read(), fb.stderr.read())
+            stop_proc(femud, signal.SIGINT)
+    return outs
+
+
+def turn_rtt(cfg):
+    """The cache-line round trip between the two CPUs now (ns, femu-floor --rtt), or None."""
+    if not cfg.rtt_exe:
+        return None
+    try:
+        r = subprocess.run([cfg.rtt_exe, "--cpus", f"{cfg.target_cpu},{cfg.bench_cpu}", "--rtt",
+                            "--json"], capture_output=True, text=True, timeout=10)
+        return float(json.loads(r.stdout)["rtt_ns"]) if r.returncode == 0 else None
+    except (OSError, subprocess.TimeoutExpired, ValueError, KeyError, TypeError):
+        return None
+
+
+def run_turns(cfg, sides):
+    """The turns: per measured turn {side: rate}, and the round trip taken before each
+    (ns; None where not taken).  Raises RuntimeError when a side exits."""
+    names = [n for n in ("bare", "copy", "femud", "b", "virtio", "ring") if n in sides]
+    swapped = [{"femud": "b", "b": "femud"}.get(n, n) for n in names] if "b" in sides else names
+    turns, rtts = [], []
+    for k in range(cfg.warmup + cfg.turns):
+        # reversed every other turn; with B, femud and B also trade places every two turns,
+        # so that each sits next to each floor side (and after it) as often as the other
+        order = names if (k // 2) % 2 == 0 else swapped
+        order = order if k % 2 == 0 else list(reversed(order))
+        rates, rtt = {}, turn_rtt(cfg)
+        for name in order:
+            if not sides[name].alive():
+                raise RuntimeError(f"{name} exited during turn {k}")
+            rates[name] = sides[name].slice(cfg.settle_s, cfg.slice_s)
+        if k >= cfg.warmup:
+            turns.append(rates)
+            rtts.append(rtt)
+    return turns, rtts
+
+
+def measure(cfg, tmp):
+    """Start the sides, take the turns, end the sides: (turns, rtts, None) or (None, None,
+    error); rtts: the round trip before each turn (run_turns)."""
+    sides = {}
+    turns = rtts = None
+    try:
+        err = start_sides(cfg, tmp, sides)
+        if err is None:
+            turns, rtts = run_turns(cfg, sides)
+    except RuntimeError as e:
+        err = str(e)
+    finally:
+        outs = stop_sides(sides)
+    for name in ("femud", "b"):
+        rc, _, fb_err = outs.get(f"{name}-bench", (0, "", ""))
+        if rc != 0 and err is None:
+            err = f"{name}'s femu-bench failed ({rc}): {fb_err[-600:]}"
+    return (turns, rtts, None) if err is None else (None, None, err)
+
+
+def _quartiles(xs):
+    if len(xs) < 2:
+        return xs[0], xs[0], xs[0]
+    q = statistics.quantiles(xs, n=4)
+    return q[0], statistics.median(xs), q[2]
+
+
+def ratio_summary(turns, num, den):
+    """num/den per turn: median, quartiles, turns num was ahead, and for a floor side with
+    a goal its share and the turns at or above it."""
+    r = [t[num] / t[den] for t in turns if t[den] > 0]
+    q1, med, q3 = _quartiles(r)
+    out = {"median": med, "q1": q1, "q3": q3, "ahead": sum(x > 1 for x in r), "n": len(r)}
+    if den in GOALS:
+        out["goal"] = GOALS[den]
+        out["at_least_goal"] = sum(x >= GOALS[den] for x in r)
+    return out
+
+
+def ratios(turns):
+    """The per-turn ratios of femud (and B) to each floor side, B/femud, and the split
+    ring's share of the copy rate (ring_over_copy: how much of it the ring leaves)."""
+    out = {}
+    for who in ("femud", "b"):
+        if who not in turns[0]:
+            continue
+        for fl in FLOOR_SIDES:
+            if fl in turns[0]:
+                out[f"{who}_over_{fl}"] = ratio_summary(turns, who, fl)
+    if "b" in turns[0]:
+        out["b_over_femud"] = ratio_summary(turns, "b", "femud")
+    if "ring" in turns[0] and "copy" in turns[0]:
+        out["ring_over_copy"] = ratio_summary(turns, "ring", "copy")
+    return out
+
+
+# a round trip this much longer than the next shorter one starts another placement
+RTT_CLASS_STEP = 1.5
+
+
+def rtt_classes(rtts):
+    """The turns grouped by round trip: lists of turn indexes, shortest round trips first;
+    a class ends where the next longer round trip is over RTT_CLASS_STEP times its own."""
+    order = sorted(range(len(rtts)), key=lambda i: rtts[i])
+    classes = [[order[0]]]
+    for prev, i in zip(order, order[1:]):
+        if rtts[i] > RTT_CLASS_STEP * rtts[prev]:
+            classes.append([])
+        classes[-1].append(i)
+    return classes
+
+
+def summarize(turns, rtts=None):
+    """Median rate of each side and the per-turn ratios of femud (and B) to each ring; with
+    a round trip for every turn, its quartiles and the ratios per placement (rtt_classes)."""
+    out = {"turns": len(turns)}
+    for name in turns[0]:
+        out[f"{name}_iops"] = statistics.median(t[name] for t in turns)
+    out.update(ratios(turns))
+    if rtts and len(rtts) == len(turns) and all(r is not None for r in rtts):
+        q1, med, q3 = _quartiles(rtts)
+        out["rtt_ns"] = {"median": med, "q1": q1, "q3": q3, "min": min(rtts), "max": max(rtts)}
+        out["by_rtt"] = [{"rtt_ns_min": min(rtts[i] for i in c),
+                          "rtt_ns_max": max(rtts[i] for i in c), "n": len(c),
+                          **ratios([turns[i] for i in c])} for c in rtt_classes(rtts)]
+    return out
+
+
+def ratio_text(r, pct=True):
+    """'93.7% (quartiles 90.5-97.6%, >= 90% in 48 of 60 turns)' or the B/A form."""
+    if pct:
+        goal = (f", >= {r['goal']:.0%} in {r['at_least_goal']} of {r['n']} turns"
+                if "goal" in r else f", {r['n']} turns")
+        return (f"{r['median'] * 100:.1f}% (quartiles {r['q1'] * 100:.1f}-{r['q3'] * 100:.1f}%"
+                f"{goal})")
+    return (f"{r['median']:.3f} (quartiles {r['q1']:.3f}-{r['q3']:.3f}, ahead in {r['ahead']} "
+            f"of {r['n']} turns)")
