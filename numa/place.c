@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * numa/place.c - topology loading (hwloc) and CPU placement checks
- * (owner: place). See place.h for the API and its conventions.
+ * numa/place.c - topology loading (hwloc) and CPU placement checks.
+ * See place.h for the API and its conventions.
  */
 #include "numa/place.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * numa/place.h - machine topology and CPU placement checks (owner: place).
+ * numa/place.h - machine topology and CPU placement checks.
  *
  * A small layer over hwloc that flattens the topology into what placement
  * needs: packages, NUMA nodes (with memory and hugepage pools), physical
