@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# place_launch.sh (owner: place) - tools/femu-launch on this host: --dry-run
+# place_launch.sh - tools/femu-launch on this host: --dry-run
 # prints the plan's commands; --guest-image starts femud pinned, boots the
 # project's guest image (test/guest/guest-image; TCG is fine) with every
 # vCPU thread pinned, and the guest writes and reads back data through

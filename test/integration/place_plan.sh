@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# place_plan.sh (owner: place) - femu-place against synthetic topologies
+# place_plan.sh - femu-place against synthetic topologies
 # (1, 2, 4 and 8 nodes, SMT and not, sub-NUMA clustering, machines too
 # small) and this host. Every plan is checked independently of femu-place,
 # with hwloc-calc answering which core/package/node a CPU is on:

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * tools/femu-place/emit.c - femu-place's outputs (owner: place): command
+ * tools/femu-place/emit.c - femu-place's outputs: command
  * lines, text report, JSON, and the --apply shell commands.
  */
 #include "tools/femu-place/emit.h"

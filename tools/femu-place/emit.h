@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * tools/femu-place/emit.h - femu-place's outputs (owner: place): the femud
+ * tools/femu-place/emit.h - femu-place's outputs: the femud
  * and QEMU command lines derived from a plan, and the plan as text, JSON or
  * the shell commands that apply it (--apply).
  */

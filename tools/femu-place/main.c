@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * tools/femu-place/main.c - femu-place command line (owner: place).
+ * tools/femu-place/main.c - femu-place command line.
  *
  * Reads a topology (this host, or --topology XML/synthetic), plans where the
  * guest and femud go (plan.c) and prints the plan as text, JSON (--json) or

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * tools/femu-place/plan.c - the placement planner (owner: place).
+ * tools/femu-place/plan.c - the placement planner.
  *
  * Candidates are (guest node set, femud node) pairs, tried in phases:
  * SOCKET (different packages), NODE (different nodes of one package),

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * tools/femu-place/plan.h - the placement planner of femu-place (owner: place).
+ * tools/femu-place/plan.h - the placement planner of femu-place.
  *
  * Given a topology (numa/place.h) and what the guest and femud need, choose
  * the guest's node(s) and CPUs (one physical core per vCPU), femud's node

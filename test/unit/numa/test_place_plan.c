@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test/unit/numa/test_place_plan.c - Criterion tests of femu-place's planner
- * and command lines (tools/femu-place/plan.c, emit.c; owner: place): node
+ * and command lines (tools/femu-place/plan.c, emit.c): node
  * choice, lcore fallbacks, overrides, errors, QEMU/femud arguments and the
  * --apply hugepage targets.
  */
