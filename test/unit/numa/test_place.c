@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * test/unit/numa/test_place.c - Criterion tests of numa/place.c (owner:
- * place): topology loading (synthetic, XML, host), poller checks, the
+ * test/unit/numa/test_place.c - Criterion tests of numa/place.c:
+ * topology loading (synthetic, XML, host), poller checks, the
  * `--lcores auto` picker, size parsing, CPU list formatting and the
  * isolation notes (isolcpus=, nohz_full= read from a fake sysfs).
  */
