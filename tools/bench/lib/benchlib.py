@@ -101,8 +101,9 @@ def write_json(path, obj):
 
 
 def med(vals):
-    """The median of the values that are not None; None when there are none."""
-    vals = [v for v in vals if v is not None]
+    """The median of the values that are not None; None when there are none (or vals is
+    None: a metric a run left out)."""
+    vals = [v for v in vals or () if v is not None]
     return statistics.median(vals) if vals else None
 
 
