@@ -55,12 +55,18 @@ has_prefetch() { # function instruction...
 		grep -qw "$insn" <<<"$body" || { echo "$fn: no $insn"; return 1; }
 	done
 }
+# The write hint is prefetchw only where the build targets PRFCHW (-Dcpu=native here);
+# the default generic build turns it into a read hint.
+WRITE_HINT=prefetchw
+cpu=$(meson introspect --buildoptions "${BUILDDIR:-build}" 2>/dev/null |
+	python3 -c 'import json,sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"] == "cpu"))' 2>/dev/null)
+[ "$cpu" = native ] || WRITE_HINT=prefetcht0
 if ! command -v objdump >/dev/null; then
 	ko "prefetches: objdump (binutils) not installed"
 elif why=$(has_prefetch fm_data_read prefetcht1 &&
-	has_prefetch fm_data_prefetch prefetcht0 prefetcht1 prefetchw &&
+	has_prefetch fm_data_prefetch prefetcht0 prefetcht1 "$WRITE_HINT" &&
 	has_prefetch pmd_vq_sweep prefetcht0 && has_prefetch batch_copy prefetcht0 prefetcht1); then
-	ok "prefetches compiled in: fm_data_read, fm_data_prefetch, pmd_vq_sweep, batch_copy"
+	ok "prefetches compiled in (cpu=${cpu:-?}): fm_data_read, fm_data_prefetch, pmd_vq_sweep, batch_copy"
 else
 	ko "prefetches: $why"
 fi
