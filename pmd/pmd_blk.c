@@ -317,6 +317,16 @@ static bool queue_setup(struct pmd_conn *c, uint16_t qid, struct rte_vhost_memor
 }
 
 /*
+ * c gives back the queues of qmask (queue_claim): another connection may
+ * drive them now, and c no longer waits for them (ctl_lock held).
+ */
+static void conn_release(struct pmd_conn *c, uint64_t qmask)
+{
+	c->claimed &= ~qmask;
+	c->waiting &= ~qmask;
+}
+
+/*
  * c's rings belong to another connection now: its queues stop without
  * writing anything more to them, and it never starts a queue again
  * (ctl_lock held).
@@ -325,8 +335,7 @@ static void conn_supersede(struct pmd_conn *c)
 {
 	c->superseded = true;
 	c->restart_mask = 0;
-	c->claimed = 0;
-	c->waiting = 0;
+	conn_release(c, UINT64_MAX);
 	for (uint16_t k = 0; k < PMD_MAX_QUEUES; k++)
 		queue_halt(c, k, true);
 }
@@ -539,8 +548,7 @@ static void memfault_handle(const struct pmd_memfault *f)
 		c->dev->path, what, f->offset);
 	c->mem_broken = true;
 	c->restart_mask = 0;
-	c->claimed = 0;
-	c->waiting = 0;
+	conn_release(c, UINT64_MAX);
 	queue_stop_all(c, NULL);
 }
 
@@ -851,8 +859,7 @@ static enum rte_vhost_msg_result pre_msg_run(int vid, void *arg)
 		if (msg->payload.state.index < PMD_MAX_QUEUES) {
 			queue_stop(c, (uint16_t)msg->payload.state.index);
 			/* the frontend took the queue's index: another one may drive it now */
-			c->claimed &= ~(1ULL << msg->payload.state.index);
-			c->waiting &= ~(1ULL << msg->payload.state.index);
+			conn_release(c, 1ULL << msg->payload.state.index);
 		}
 		break;
 	/*
@@ -896,8 +903,7 @@ static enum rte_vhost_msg_result pre_msg_run(int vid, void *arg)
 		}
 		break;
 	case VHU_RESET_OWNER:
-		c->claimed = 0;
-		c->waiting = 0;
+		conn_release(c, UINT64_MAX);
 		queue_stop_all(c, NULL);
 		memfault_report_pending();
 		pmd_memfault_unregister(c->vid);
