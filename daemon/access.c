@@ -131,16 +131,17 @@ int femud_access_admit(const struct femud_access *a, const char *path, const str
 {
 	if (cr == NULL) {
 		if (a->nallow > 0) {
-			femud_log("%s: connection refused: the peer's credentials cannot be read "
-				  "(allow_uid is set)",
-				  path);
+			femud_log_warn(
+			    "%s: connection refused: the peer's credentials cannot be read "
+			    "(allow_uid is set)",
+			    path);
 			return -1;
 		}
 		femud_log("%s: frontend connected (peer unknown)", path);
 		return 0;
 	}
 	if (!femud_access_allowed(a, cr->uid)) {
-		femud_log(
+		femud_log_warn(
 		    "%s: connection refused: frontend pid %d uid %u gid %u is not in allow_uid",
 		    path, (int)cr->pid, (unsigned)cr->uid, (unsigned)cr->gid);
 		return -1;

@@ -231,11 +231,12 @@ void femud_dev_report_backend(const struct femud_dev *d)
 					       : "4 KiB",
 		  thp, m->prefault_ns / 1e6, m->locked ? ", locked" : "");
 	if (m->note[0] != '\0')
-		femud_log("warning: dev %s: %s", d->opts->path, m->note);
+		femud_log_warn("warning: dev %s: %s", d->opts->path, m->note);
 	if (sampled > 0 && (unsigned)on < sampled)
-		femud_log("warning: dev %s: %u of %u sampled backend pages are on node %d, not on "
-			  "--mbe-node %d",
-			  d->opts->path, sampled - (unsigned)on, sampled, other, m->node);
+		femud_log_warn(
+		    "warning: dev %s: %u of %u sampled backend pages are on node %d, not on "
+		    "--mbe-node %d",
+		    d->opts->path, sampled - (unsigned)on, sampled, other, m->node);
 	if (d->note[0] != '\0')
 		femud_log("dev %s: %s", d->opts->path, d->note);
 }
@@ -265,7 +266,7 @@ static void *dev_saver_main(void *arg)
 	char err[600];
 
 	if (image_save(d->opts->image, &id, err, sizeof(err)) != 0)
-		femud_log("dev %s: %s", d->opts->path, err);
+		femud_log_err("dev %s: %s", d->opts->path, err);
 	__atomic_store_n(&d->saving, 2, __ATOMIC_RELEASE); /* finished, to be joined */
 	return NULL;
 }
@@ -302,7 +303,7 @@ int femud_dev_image_save_wait(struct femud_dev *d, bool now)
 	int rc = image_save(d->opts->image, &id, err, sizeof(err));
 
 	if (rc != 0)
-		femud_log("dev %s: %s", d->opts->path, err);
+		femud_log_err("dev %s: %s", d->opts->path, err);
 	return rc;
 }
 
@@ -411,6 +412,6 @@ int femud_dev_image_save_start(struct femud_dev *d)
 	if (rc == 0)
 		femud_log("dev %s: saving image to %s", d->opts->path, d->opts->image);
 	else if (rc == -EBUSY)
-		femud_log("dev %s: an image save is already running", d->opts->path);
+		femud_log_notice("dev %s: an image save is already running", d->opts->path);
 	return rc;
 }

@@ -372,11 +372,11 @@ int image_save(const char *path, const struct image_dev *d, char *err, size_t er
 	} else {
 		double sec = (double)(now_ns() - t0) / 1e9;
 
-		femud_log("image saved to %s: %" PRIu64 " of %" PRIu64 " chunks stored (%" PRIu64
-			  " MiB), %" PRIu64 " copied on write, %.2f s, %.0f MB/s%s",
-			  path, s.hdr->stored_chunks, s.hdr->nchunks, s.hdr->file_bytes >> 20,
-			  s.snap.cowed, sec, (double)s.l.moved / sec / 1e6,
-			  s.direct ? ", O_DIRECT" : "");
+		femud_log_notice(
+		    "image saved to %s: %" PRIu64 " of %" PRIu64 " chunks stored (%" PRIu64
+		    " MiB), %" PRIu64 " copied on write, %.2f s, %.0f MB/s%s",
+		    path, s.hdr->stored_chunks, s.hdr->nchunks, s.hdr->file_bytes >> 20,
+		    s.snap.cowed, sec, (double)s.l.moved / sec / 1e6, s.direct ? ", O_DIRECT" : "");
 	}
 	saver_fini(&s);
 	return rc;
@@ -581,10 +581,11 @@ static int image_read(const char *path, const struct image_dev *d, bool probe, c
 	if (rc == 0 && !probe) {
 		double sec = (double)(now_ns() - t0) / 1e9;
 
-		femud_log("image loaded from %s: %" PRIu64 " of %" PRIu64 " chunks stored, %.2f s, "
-			  "%.0f MB/s%s",
-			  path, ld.hdr->stored_chunks, ld.hdr->nchunks, sec,
-			  (double)ld.l.moved / sec / 1e6, ld.direct ? ", O_DIRECT" : "");
+		femud_log_notice("image loaded from %s: %" PRIu64 " of %" PRIu64
+				 " chunks stored, %.2f s, "
+				 "%.0f MB/s%s",
+				 path, ld.hdr->stored_chunks, ld.hdr->nchunks, sec,
+				 (double)ld.l.moved / sec / 1e6, ld.direct ? ", O_DIRECT" : "");
 	}
 	if (ld.l.ring.ring_fd > 0)
 		io_uring_queue_exit(&ld.l.ring);

@@ -73,9 +73,9 @@ void femud_log_raw(int pri, const char *buf, size_t len)
 	funlockfile(stderr);
 }
 
-void femud_log_lines(const char *prefix, char *msgs)
+void femud_log_lines(int pri, const char *prefix, char *msgs)
 {
 	for (char *save = NULL, *line = strtok_r(msgs, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save))
-		femud_log("%s%s", prefix, line);
+		femud_logp(pri, "%s%s", prefix, line);
 }

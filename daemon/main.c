@@ -280,13 +280,15 @@ static void femud_image_save_all(struct femud *f)
 static void femud_log_skipped(const struct femud_dev *d)
 {
 	if (d->opts->image != NULL && d->opts->image_save)
-		femud_log("dev %s: image save at stop (image_save=1) skipped: a poller may still "
-			  "write the device; %s keeps its previous content",
-			  d->opts->path, d->opts->image);
+		femud_log_warn(
+		    "dev %s: image save at stop (image_save=1) skipped: a poller may still "
+		    "write the device; %s keeps its previous content",
+		    d->opts->path, d->opts->image);
 	if (d->opts->image != NULL && __atomic_load_n(&d->saving, __ATOMIC_ACQUIRE) == 1)
-		femud_log("dev %s: the image save in progress is abandoned (%s keeps its previous "
-			  "content; a temporary file beside it may be left)",
-			  d->opts->path, d->opts->image);
+		femud_log_warn(
+		    "dev %s: the image save in progress is abandoned (%s keeps its previous "
+		    "content; a temporary file beside it may be left)",
+		    d->opts->path, d->opts->image);
 }
 
 /*
@@ -312,8 +314,9 @@ static void femud_stop_pollers(struct femud *f)
 		}
 		pthread_mutex_unlock(&f->devs.lock);
 	} else {
-		femud_log("device table busy (a control thread waits for a poller): image saves "
-			  "at stop (image_save=1) skipped for every device");
+		femud_log_warn(
+		    "device table busy (a control thread waits for a poller): image saves "
+		    "at stop (image_save=1) skipped for every device");
 	}
 	femud_log_err(
 	    "%u poller%s did not stop within %llu s: exiting with status %d without a clean "
@@ -346,7 +349,7 @@ static void femud_wait_for_stop(struct femud *f)
 		femud_print_stats(f);
 	}
 	sd_notify(0, "STOPPING=1"); /* systemd: a stop in progress, not a crash */
-	femud_logp(LOG_NOTICE, "signal %d: stopping", sig);
+	femud_log_notice("signal %d: stopping", sig);
 	femud_stop_pollers(f);
 }
 
@@ -518,6 +521,6 @@ int main(int argc, char **argv)
 	femud_notify_ready(f);
 	rc = femud_serve(f);
 	femud_teardown(f, true);
-	femud_log("stopped");
+	femud_log_notice("stopped");
 	return rc == 0 ? 0 : 1;
 }

@@ -129,7 +129,7 @@ void femud_placement_check_frontend(const struct femud_placement *p, const char 
 		return;
 	snprintf(prefix, sizeof(prefix), "warning: placement: %s: frontend pid %d: ", path,
 		 (int)pid);
-	femud_log_lines(prefix, msgs);
+	femud_log_lines(LOG_WARNING, prefix, msgs);
 }
 
 /* Warnings about where the pollers are (hwloc), notes on their isolation: never fatal. */
@@ -140,10 +140,10 @@ static void placement_check_pollers(const struct femud_placement *p, const struc
 	char msgs[2048] = "";
 
 	if (place_check_pollers(t, cpus, n, p->mbe_node, p->opts->qemu_pid, msgs, sizeof(msgs)) > 0)
-		femud_log_lines("warning: placement: ", msgs);
+		femud_log_lines(LOG_WARNING, "warning: placement: ", msgs);
 	msgs[0] = '\0';
 	if (place_check_isolation("/sys/devices/system/cpu", cpus, n, msgs, sizeof(msgs)) > 0)
-		femud_log_lines("note: placement: ", msgs);
+		femud_log_lines(LOG_NOTICE, "note: placement: ", msgs);
 }
 
 static int placement_check_lcore_cpus(const struct femud_placement *p, char *err, size_t errlen)

@@ -349,7 +349,7 @@ void femud_rpc_close(struct femud_rpc *r)
 		return;
 	if (r->started) {
 		if (write(r->wake, &one, sizeof(one)) != sizeof(one))
-			femud_log("rpc: cannot wake the RPC thread");
+			femud_log_err("rpc: cannot wake the RPC thread");
 		pthread_join(r->thread, NULL);
 	}
 	for (unsigned i = 0; i < FEMUD_RPC_MAX_CLIENTS; i++)

@@ -194,7 +194,7 @@ static bool queue_setup_inflight(struct pmd_conn *c, uint16_t qid, struct pmd_vq
 		return true;
 	if (s->size > c->inflight_qsize) {
 		/* rte_vhost would write descriptor entries past this queue's area */
-		PMD_LOG(ERR,
+		PMD_LOG(WARNING,
 			"%s queue %u: not started: size %u, its inflight area holds %u entries",
 			c->dev->path, qid, s->size, c->inflight_qsize);
 		return false;
@@ -225,7 +225,7 @@ static void queue_replays_taken(struct pmd_conn *c, uint16_t qid, const struct p
 		return;
 	list->resubmit_num = 0;
 	if (s->nresubmit > 0)
-		PMD_LOG(INFO, "%s queue %u: replaying %u in-flight requests", c->dev->path, qid,
+		PMD_LOG(NOTICE, "%s queue %u: replaying %u in-flight requests", c->dev->path, qid,
 			s->nresubmit);
 }
 
@@ -241,7 +241,7 @@ static bool queue_rings_ok(struct pmd_conn *c, uint16_t qid, const struct pmd_vq
 
 	if (why == NULL)
 		return true;
-	PMD_LOG(ERR, "%s queue %u: not started: %s", c->dev->path, qid, why);
+	PMD_LOG(WARNING, "%s queue %u: not started: %s", c->dev->path, qid, why);
 	return false;
 }
 
@@ -284,13 +284,13 @@ static bool queue_setup(struct pmd_conn *c, uint16_t qid, struct rte_vhost_memor
 		return false;
 	if (vr.desc == NULL || vr.avail == NULL || vr.used == NULL || vr.size == 0 ||
 	    vr.size > PMD_VQ_MAX_SIZE || (vr.size & (vr.size - 1)) != 0) {
-		PMD_LOG(ERR, "%s queue %u: ring not usable (size %u)", dev->path, qid, vr.size);
+		PMD_LOG(WARNING, "%s queue %u: ring not usable (size %u)", dev->path, qid, vr.size);
 		return false;
 	}
 	why = pmd_guard_notify_fds(vr.callfd, vr.kickfd);
 	if (why != NULL) {
-		PMD_LOG(ERR, "%s queue %u (connection %d): %s; queue not started", dev->path, qid,
-			c->vid, why);
+		PMD_LOG(WARNING, "%s queue %u (connection %d): %s; queue not started", dev->path,
+			qid, c->vid, why);
 		return false;
 	}
 	if (!queue_notify_nonblock(c, qid, vr.callfd, "call") ||
@@ -429,7 +429,7 @@ static bool queue_claim(struct pmd_conn *c, uint16_t qid)
 	if (owner == NULL)
 		return true;
 	if (!(c->waiting & (1ULL << qid)))
-		PMD_LOG(ERR,
+		PMD_LOG(WARNING,
 			"%s queue %u (connection %d): not started: connection %d drives this queue "
 			"(one frontend per queue; its requests wait until that connection gives "
 			"the queue back)",
@@ -451,22 +451,22 @@ static void queue_start(struct pmd_conn *c, uint16_t qid)
 	if (dev->closing || c->vq[qid] != NULL)
 		return;
 	if (qid >= dev->params.queues) {
-		PMD_LOG(ERR, "%s: queue %u enabled but only %u offered; ignored", dev->path, qid,
-			dev->params.queues);
+		PMD_LOG(WARNING, "%s: queue %u enabled but only %u offered; ignored", dev->path,
+			qid, dev->params.queues);
 		return;
 	}
 	if (c->superseded) {
-		PMD_LOG(ERR, "%s queue %u: not started: a newer connection serves its rings",
+		PMD_LOG(WARNING, "%s queue %u: not started: a newer connection serves its rings",
 			dev->path, qid);
 		return;
 	}
 	if (c->mem_refused || c->mem_broken) {
-		PMD_LOG(ERR, "%s queue %u: not started: its guest memory table was %s", dev->path,
-			qid, c->mem_refused ? "refused" : "broken (SIGBUS)");
+		PMD_LOG(WARNING, "%s queue %u: not started: its guest memory table was %s",
+			dev->path, qid, c->mem_refused ? "refused" : "broken (SIGBUS)");
 		return;
 	}
 	if (rte_vhost_get_mem_table(c->vid, &mem) != 0 || mem == NULL) {
-		PMD_LOG(ERR, "%s queue %u: no guest memory table", dev->path, qid);
+		PMD_LOG(WARNING, "%s queue %u: no guest memory table", dev->path, qid);
 		return;
 	}
 	if (!queue_setup(c, qid, mem, &s, heads, &list)) {
@@ -541,7 +541,7 @@ static void memfault_handle(const struct pmd_memfault *f)
 		snprintf(what, sizeof(what), "the inflight region");
 	else
 		snprintf(what, sizeof(what), "guest memory region %u", f->tag);
-	PMD_LOG(ERR,
+	PMD_LOG(WARNING,
 		"%s: %s faulted (SIGBUS) at offset %" PRIu64
 		": its file shrank under femud; queues stopped, connection closed at its next "
 		"message",
@@ -611,7 +611,7 @@ static void memfault_start(void)
 static enum rte_vhost_msg_result msg_refuse(struct pmd_conn *c, const struct vhu_msg *msg,
 					    const char *why)
 {
-	PMD_LOG(ERR, "%s: vhost-user request %u refused: %s", c->dev->path, msg->request, why);
+	PMD_LOG(WARNING, "%s: vhost-user request %u refused: %s", c->dev->path, msg->request, why);
 	return RTE_VHOST_MSG_RESULT_ERR;
 }
 
@@ -1009,7 +1009,7 @@ static int on_new_connection_run(int vid)
 	pthread_mutex_lock(&ctl_lock);
 	dev = dev_of_path(path);
 	if (dev == NULL || dev->closing) {
-		PMD_LOG(ERR, "%s: connection refused, device is going away", path);
+		PMD_LOG(NOTICE, "%s: connection refused, device is going away", path);
 	} else if (by_vid[vid] != NULL) {
 		PMD_LOG(ERR, "%s: connection refused, connection id %d is still in use", path, vid);
 	} else if ((c = calloc(1, sizeof(*c))) == NULL) {
@@ -1190,7 +1190,7 @@ int pmd_sock_path_claim(const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: stale socket cannot be removed: %s", path, strerror(rc));
 		return -rc;
 	}
-	PMD_LOG(INFO, "%s: stale socket replaced", path);
+	PMD_LOG(NOTICE, "%s: stale socket replaced", path);
 	return 0;
 }
 

@@ -165,7 +165,7 @@ static void vq_break(struct pmd_vq *q, const char *why)
 {
 	q->broken = true;
 	PMD_CTR_INC(q->st.broken);
-	PMD_LOG(ERR, "%s queue %u (connection %d): %s; queue stopped", q->name, q->qid, q->vid,
+	PMD_LOG(WARNING, "%s queue %u (connection %d): %s; queue stopped", q->name, q->qid, q->vid,
 		why);
 }
 

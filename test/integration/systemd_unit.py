@@ -8,8 +8,11 @@ EnvironmentFile, starts femud from the shipped example configuration with
 NOTIFY_SOCKET on a socket read here: READY=1 arrives once every device socket
 and the control socket exist, femu-bench writes and verifies a device,
 SIGTERM brings STOPPING=1 and exit 0; with JOURNAL_STREAM naming its stderr
-every log line carries a "<N>" priority; a bad configuration exits 2 (the
-unit's RestartPreventExitStatus) without READY=1.
+every log line carries a "<N>" priority, the right one: start-up and
+connections at info, femu-bench --hostile's malformed rings and vhost-user
+messages (a queue stopped, a request refused) at warning, SIGTERM at notice;
+a bad configuration exits 2 (the unit's RestartPreventExitStatus) without
+READY=1.
 
 Args: femu-bench, femud.service, femud@.service (built), the example config.
 Env: FEMUD."""
@@ -134,6 +137,14 @@ def serve(femud, bench, argv, cfg_devs, rpc, tmp):
         check(r.returncode == 0 and r2.returncode == 0,
               f"femu-bench write + read --verify on {os.path.basename(cfg_devs[0])} "
               f"{r.stderr[-300:]}{r2.stderr[-300:]}")
+        # hostile input: a ring that loops (queue stopped), a malformed message (refused)
+        for case in ("chain_loop", "mem_region_longer_than_file"):
+            h = subprocess.run([bench, "-s", cfg_devs[1], "--hostile", "--case", case,
+                                "--timeout", "5000"], capture_output=True, text=True,
+                               timeout=300)
+            check(h.returncode == 0 and re.search(r"^[1-9][0-9]* passed, 0 failed$",
+                                                  h.stdout, re.M) is not None,
+                  f"femu-bench --hostile --case {case}: {h.stdout[-200:]}{h.stderr[-200:]}")
         proc.send_signal(signal.SIGTERM)
         stopping = wait_msg(ns, "STOPPING=1", proc, 30, seen)
         check(stopping is not None, "STOPPING=1 after SIGTERM")
@@ -149,6 +160,18 @@ def serve(femud, bench, argv, cfg_devs, rpc, tmp):
     check(lines and not bad, f"every stderr line has a journal priority ({len(lines)} lines; "
           f"without: {bad[:3]})")
     check("<5>signal 15: stopping" in lines, "SIGTERM logged at notice priority")
+    check(any(re.match(r"^<6>EAL up: ", ln) for ln in lines), "start-up logged at info priority")
+    sock = re.escape(cfg_devs[1])
+    check(any(re.match(rf"^<6>{sock}: frontend pid \d+ .* connected$", ln) for ln in lines),
+          "a frontend's connection logged at info priority")
+    stopped = [ln for ln in lines if re.search(rf"{sock} queue \d+ .*; queue stopped$", ln)]
+    check(stopped and all(ln.startswith("<4>") for ln in stopped),
+          f"hostile ring: 'queue stopped' at warning priority {stopped[:2]}")
+    refused = [ln for ln in lines if re.search(rf"^<\d>{sock}: vhost-user request \d+ refused", ln)]
+    check(refused and all(ln.startswith("<4>") for ln in refused),
+          f"hostile message: 'request refused' at warning priority {refused[:2]}")
+    femud_err = [ln for ln in lines if re.match(r"^<[0-3]>", ln) and "VHOST_CONFIG" not in ln]
+    check(not femud_err, f"no femud line at err or above for a frontend's bad input {femud_err[:3]}")
 
 
 def bad_config(argv, cfg, tmp):

@@ -75,12 +75,23 @@ Test(log, journal_stream_gets_priorities)
 	journal_names_stderr();
 	femud_log_err("bad %d", 7);
 	femud_log_warn("careful");
-	femud_logp(LOG_NOTICE, "signal %d: stopping", 15);
+	femud_log_notice("signal %d: stopping", 15);
 	femud_log("fine");
 	femud_log_raw(LOG_DEBUG, raw, strlen(raw));
 	cr_expect(femud_log_to_journal());
 	cr_expect_str_eq(read_back(path), "<3>bad 7\n<4>careful\n<5>signal 15: stopping\n<6>fine\n"
 					  "<7>one\n<7>second line\n<7>no newline\n");
+}
+
+Test(log, lines_each_at_the_given_priority)
+{
+	char path[64], msgs[] = "pollers share a core\nnode 1 is far";
+
+	stderr_to_file(path, sizeof(path));
+	journal_names_stderr();
+	femud_log_lines(LOG_WARNING, "placement: ", msgs);
+	cr_expect_str_eq(read_back(path),
+			 "<4>placement: pollers share a core\n<4>placement: node 1 is far\n");
 }
 
 Test(log, journal_stream_of_another_file_is_not_the_journal)
