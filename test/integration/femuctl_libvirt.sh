@@ -49,7 +49,8 @@ assert disk.find("serial") is None and disk.find("readonly") is None
 head = text[:text.index("<disk")]
 assert f"serial {serial}\n" in head or f"serial {serial}, read-only\n" in head, head
 assert (f"serial {serial}, read-only\n" in head) == (ro == "1"), head
-for need in ("<source type='memfd'/>", "<access mode='shared'/>", "<acpi/>", "<emulatorpin cpuset=", "<vcpupin vcpu='0' cpuset="):
+for need in ("<source type='memfd'/>", "<access mode='shared'/>", "<acpi/>", "<emulatorpin cpuset=", "<vcpupin vcpu='0' cpuset=",
+             "virsh detach-device, attach-device", "femuctl save-config"):
     assert need in text, need
 PY
 }

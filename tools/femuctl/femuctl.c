@@ -579,7 +579,11 @@ static void libvirt_domain_notes(const json_t *place)
 	       "    <cputune><vcpupin vcpu='0' cpuset='%s'/> (one per vCPU)\n"
 	       "             <emulatorpin cpuset='%s'/></cputune>\n"
 	       "  With <reconnect>, 'virsh start' waits without a message while femud is not\n"
-	       "  running: start femud first. -->\n",
+	       "  running: start femud first.\n"
+	       "  Hot-plugged (virsh attach-device), the disk is not reconnected after a femud\n"
+	       "  restart (libvirt adds its socket without QEMU's reconnect): plug it again\n"
+	       "  (virsh detach-device, attach-device), and keep a femuctl-created device in\n"
+	       "  femud's configuration (femuctl save-config) so that it comes back. -->\n",
 	       pollers[0] ? pollers : "none", others[0] ? others : "any CPU", others, others);
 }
 
