@@ -143,6 +143,7 @@ struct pmd_vq_setup {
 	int node;
 	/* inflight tracking (VHOST_USER_PROTOCOL_F_INFLIGHT_SHMFD) */
 	bool inflight;		  /* track every request in the frontend's region */
+	bool log;		  /* VHOST_F_LOG_ALL: mark every write into guest memory */
 	int vid;		  /* rte_vhost device, for the inflight calls */
 	uint16_t qid;		  /* its vring index */
 	const uint16_t *resubmit; /* heads to replay first, oldest first */
@@ -171,11 +172,12 @@ struct pmd_vq {
 	bool indirect;
 	bool broken;
 	bool inflight;
-	bool prefetch;	       /* the model has a prefetch op: peek ahead */
-	bool idle;	       /* the model has an idle op: call it on empty sweeps */
-	bool rte_mem;	       /* state allocated with rte_malloc */
-	bool model_busy;       /* the model's idle op has work of its own left */
-	uint16_t nresubmit;    /* heads in resubmit[] */
+	bool log;	    /* the frontend logs dirty pages: sweeps mark their writes (vq_log.h) */
+	bool prefetch;	    /* the model has a prefetch op: peek ahead */
+	bool idle;	    /* the model has an idle op: call it on empty sweeps */
+	bool rte_mem;	    /* state allocated with rte_malloc */
+	bool model_busy;    /* the model's idle op has work of its own left */
+	uint16_t nresubmit; /* heads in resubmit[] */
 	uint16_t resubmit_pos; /* next one to replay */
 	uint16_t *resubmit;
 	/*
