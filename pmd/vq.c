@@ -459,7 +459,7 @@ static inline void vq_touch(struct pmd_vq *q, uint16_t idx)
  * ahead).  Not request 0: it is served at once, a hint could not run
  * ahead of its copy and only costs time (QD1 latency measured worse).
  */
-static void vq_prefetch_start(struct pmd_vq *q, uint16_t n)
+static inline __attribute__((always_inline)) void vq_prefetch_start(struct pmd_vq *q, uint16_t n)
 {
 	uint16_t k;
 

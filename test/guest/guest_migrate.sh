@@ -5,7 +5,11 @@
 # (its garbage collection runs: every round rewrites the whole device), and
 # runs rounds of O_DIRECT fio on both: read-verify of what the previous round
 # wrote (on whichever QEMU wrote it), then write + read-verify of the whole
-# test area with a new seed.  While it runs, the host migrates it (QMP
+# test area with a new seed.  Meanwhile a reader read-verifies the other half
+# of vda over and over: its reads are in flight at every switch-over, and a
+# page femud wrote but did not mark in QEMU's dirty log reaches the
+# destination stale and fails its verify (with femud's log marks disabled
+# this test fails at the first migration).  While it runs, the host migrates it (QMP
 # 'migrate', single-threaded TCG) from the source to a destination QEMU
 # started with -incoming on the same femud sockets, quits the source, and
 # goes on the same way GM_MIGRATIONS times (source -> dest -> new dest ...);
@@ -51,12 +55,12 @@ trap gm_cleanup EXIT
 
 # ---- the backend: femud (NoSSD + BlackBox) or qemu-storage-daemon (two exports per disk)
 if [ "$BACKEND" = femud ]; then
-	start_femud "path=$T/nossd.sock,queues=1,devsz_mb=8" \
+	start_femud "path=$T/nossd.sock,queues=1,devsz_mb=16" \
 		"path=$T/bb.sock,queues=1,femu_mode=1,nchs=2,luns_per_ch=2,blks_per_pl=16,pgs_per_blk=64,op_pcent=25"
 	socks() { echo "$T/nossd.sock $T/bb.sock"; }
 elif [ "$BACKEND" = qsd ]; then
 	command -v qemu-storage-daemon >/dev/null || fail "no qemu-storage-daemon"
-	truncate -s 8M "$T/d1.img"
+	truncate -s 16M "$T/d1.img"
 	truncate -s 12M "$T/d2.img"
 	qa=()
 	for d in 1 2; do
@@ -83,13 +87,21 @@ for p in /sys/class/virtio-ports/*; do
 done
 [ -n "$inp" ] && [ -n "$prog" ] || { echo "no control ports"; exit 3; }
 (cat "$inp" >/tmp/stop) &
-# fio_on DEV SEED MODE: one pass over the whole device (MODE: write or verify)
+# fio_on DEV SEED MODE [AREA]: one pass over the test area (MODE: write or verify)
 fio_on() {
 	extra=; [ "$3" = verify ] && extra=--verify_only
 	fio --name=m --filename=/dev/$1 --rw=randwrite --bs=4k --iodepth=8 --ioengine=io_uring \
-		--direct=1 --verify=crc32c --verify_fatal=1 --randseed=$2 $extra \
-		--output=/tmp/fio-$1-$2-$3 >/dev/null 2>&1 || { echo "FIO-FAIL $1 seed $2 $3"; tail -n 20 /tmp/fio-$1-$2-$3; return 1; }
+		--direct=1 --verify=crc32c --verify_fatal=1 --randseed=$2 $extra ${4:-} \
+		--output=/tmp/fio-$1-$2-$3 >/dev/null 2>&1 || { echo "FIO-FAIL $1 seed $2 $3"; grep -i -m 5 "verify\|err\|bad" /tmp/fio-$1-$2-$3; return 1; }
 }
+# vda: rounds on its first half; its second half is written once and read-verified
+# over and over until the end, so that reads (femud writing guest memory) are in
+# flight at every switch-over
+fio_on vda 999 write "--offset=8m --size=8m" || { echo "round 0 FAILED" >"$prog"; exit 1; }
+(n=0; while [ ! -s /tmp/stop ]; do n=$((n + 1))
+	fio_on vda 999 verify "--offset=8m --size=8m" >/tmp/reader.log || { echo "reader FAILED after $n passes" >"$prog"; cat /tmp/reader.log >"$prog"; exit 1; }
+done; echo "reader passes=$n" >/tmp/reader.done) &
+reader=$!
 r=0; last=0
 while :; do
 	[ -s /tmp/stop ] && last=$((last + 1))
@@ -97,14 +109,16 @@ while :; do
 	r=$((r + 1))
 	pids=
 	for d in vda vdb; do
-		( ( [ $r = 1 ] || fio_on $d $((r - 1)) verify ) && fio_on $d $r write ) &
+		a=; [ $d = vda ] && a="--size=8m"
+		( ( [ $r = 1 ] || fio_on $d $((r - 1)) verify "$a" ) && fio_on $d $r write "$a" ) &
 		pids="$pids $!"
 	done
 	rc=0; for p in $pids; do wait $p || rc=1; done
 	if [ $rc != 0 ]; then echo "round $r FAILED" >"$prog"; echo "round $r FAILED"; exit 1; fi
 	echo "round $r ok $(cut -d" " -f1 /proc/uptime)" >"$prog"
 done
-echo "verified rounds=$r"'
+wait $reader || { echo "reader FAILED"; cat /tmp/reader.log; exit 1; }
+echo "verified rounds=$r $(cat /tmp/reader.done)"'
 
 # start_qemu K [--incoming URI]: QEMU number K in the background (guest-run;
 # QMP at $T/qmpK, progress in $T/progK, stdin fifo $T/inK), pid in QPIDS[K]
@@ -128,14 +142,15 @@ start_qemu() {
 rounds() { grep -c " ok " "$T/prog$1"; }
 # wait_round K N WHAT: QEMU K reports round N+1 or later (one more than N passed there)
 wait_round() {
-	local n
-	for _ in $(seq 1 $((GM_ROUND_WAIT * 10))); do
+	local n end=$((SECONDS + GM_ROUND_WAIT))
+	while [ "$SECONDS" -lt "$end" ]; do
 		grep -q FAILED "$T/prog$1" && fail "$3: $(cat "$T/prog$1")"
 		n=$(grep -c " ok " "$T/prog$1")
 		[ "$n" -gt "$2" ] && return 0
 		kill -0 "${QPIDS[$1]}" 2>/dev/null || fail "$3: QEMU $1 ended: $(tail -5 "$T/err$1"; cat "$T/out$1")"
 		sleep 0.1
 	done
+	[ -n "$QSD_PID" ] && echo "qemu-storage-daemon said: $(tail -3 "$T/qsd.log")" >&2
 	fail "$3: no round passed on QEMU $1 in $GM_ROUND_WAIT s"
 }
 qmp() { "$SRCDIR/test/guest/guest-qmp" "$@"; }
