@@ -172,12 +172,11 @@ struct pmd_vq {
 	bool indirect;
 	bool broken;
 	bool inflight;
-	bool log;	    /* the frontend logs dirty pages: sweeps mark their writes (vq_log.h) */
-	bool prefetch;	    /* the model has a prefetch op: peek ahead */
-	bool idle;	    /* the model has an idle op: call it on empty sweeps */
-	bool rte_mem;	    /* state allocated with rte_malloc */
-	bool model_busy;    /* the model's idle op has work of its own left */
-	uint16_t nresubmit; /* heads in resubmit[] */
+	bool prefetch;	       /* the model has a prefetch op: peek ahead */
+	bool idle;	       /* the model has an idle op: call it on empty sweeps */
+	bool rte_mem;	       /* state allocated with rte_malloc */
+	bool model_busy;       /* the model's idle op has work of its own left */
+	uint16_t nresubmit;    /* heads in resubmit[] */
 	uint16_t resubmit_pos; /* next one to replay */
 	uint16_t *resubmit;
 	/*
@@ -198,7 +197,8 @@ struct pmd_vq {
 	const void *guess_hdr; /* host address of its header */
 	int vid;
 	uint16_t qid;
-	uint64_t kick_tag;	/* adaptive polling: the poller's poll on kickfd, 0 = none */
+	bool log;	   /* the frontend logs dirty pages: sweeps mark their writes (vq_log.h) */
+	uint64_t kick_tag; /* adaptive polling: the poller's poll on kickfd, 0 = none */
 	struct pmd_vq_stats st; /* written by the owning poller only (pmd_stats.h) */
 	/* control-owned identity */
 	unsigned poller;
