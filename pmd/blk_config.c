@@ -18,14 +18,18 @@ _Static_assert(VHU_F_PROTOCOL_FEATURES == VHOST_USER_F_PROTOCOL_FEATURES, "vhost
 _Static_assert(VHU_PF_MQ == VHOST_USER_PROTOCOL_F_MQ &&
 		   VHU_PF_REPLY_ACK == VHOST_USER_PROTOCOL_F_REPLY_ACK &&
 		   VHU_PF_CONFIG == VHOST_USER_PROTOCOL_F_CONFIG &&
-		   VHU_PF_INFLIGHT_SHMFD == VHOST_USER_PROTOCOL_F_INFLIGHT_SHMFD,
+		   VHU_PF_INFLIGHT_SHMFD == VHOST_USER_PROTOCOL_F_INFLIGHT_SHMFD &&
+		   VHU_PF_LOG_SHMFD == VHOST_USER_PROTOCOL_F_LOG_SHMFD,
 	       "vhost-user protocol feature bits");
+_Static_assert(VHU_F_LOG_ALL == VHOST_F_LOG_ALL, "dirty log feature bit");
 _Static_assert(offsetof(struct virtio_blk_config, write_zeroes_may_unmap) == 56,
 	       "virtio-blk config layout");
 
 uint64_t pmd_blk_features(bool readonly)
 {
-	uint64_t f = VIRTIO_BLK_WIRE_FEATURES | (1ULL << VIRTIO_RING_F_EVENT_IDX);
+	/* LOG_ALL: the frontend may log femud's writes (live migration, vq_log.h) */
+	uint64_t f =
+	    VIRTIO_BLK_WIRE_FEATURES | (1ULL << VIRTIO_RING_F_EVENT_IDX) | (1ULL << VHU_F_LOG_ALL);
 
 	if (readonly)
 		f |= 1ULL << VIRTIO_BLK_F_RO;
@@ -34,7 +38,8 @@ uint64_t pmd_blk_features(bool readonly)
 
 uint64_t pmd_blk_protocol_features(void)
 {
-	return VHU_BLK_PROTOCOL_FEATURES | (1ULL << VHU_PF_INFLIGHT_SHMFD);
+	return VHU_BLK_PROTOCOL_FEATURES | (1ULL << VHU_PF_INFLIGHT_SHMFD) |
+	       (1ULL << VHU_PF_LOG_SHMFD);
 }
 
 void pmd_blk_config_init(struct virtio_blk_config *cfg, const struct pmd_blk_params *p)

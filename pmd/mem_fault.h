@@ -50,9 +50,11 @@ int pmd_memfault_register(const void *addr, size_t len, size_t page, int owner, 
 /*
  * Tags of an owner's mappings: its guest memory regions are tagged with
  * their index (below PMD_MEMFAULT_TAG_INFLIGHT), its inflight region
- * (VHOST_USER_SET_INFLIGHT_FD) with PMD_MEMFAULT_TAG_INFLIGHT.
+ * (VHOST_USER_SET_INFLIGHT_FD) with PMD_MEMFAULT_TAG_INFLIGHT, its dirty
+ * log with PMD_MEMFAULT_TAG_LOG.
  */
 #define PMD_MEMFAULT_TAG_INFLIGHT 0x10000u
+#define PMD_MEMFAULT_TAG_LOG 0x10001u /* the dirty log (SET_LOG_BASE) */
 
 /* Forget every mapping of owner (before they are unmapped). */
 void pmd_memfault_unregister(int owner);

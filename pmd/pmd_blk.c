@@ -9,7 +9,8 @@
  * A queue is stopped, synchronously, before rte_vhost can invalidate what
  * the poller uses: GET_VRING_BASE (pre hook: the reply then carries the
  * index femud stored with rte_vhost_set_vring_base), SET_MEM_TABLE and
- * GET/SET_INFLIGHT_FD (pre hook; restarted from the post hook), RESET_OWNER,
+ * GET/SET_INFLIGHT_FD, SET_LOG_BASE and a SET_FEATURES that turns dirty
+ * logging on or off (pre hook; restarted from the post hook), RESET_OWNER,
  * vring disable (callfd / kickfd replaced, SET_VRING_ENABLE 0) and
  * destroy_connection.  All of this runs under one control mutex; pollers
  * never take it.
@@ -19,6 +20,12 @@
  * until the first gives it back, and the queues of a connection whose
  * frontend hung up stop, writing nothing more to its memory, as soon as
  * another connection starts a queue.
+ *
+ * A live migration on one host is two connections in turn: the source's
+ * queues log their writes while the frontend logs (a queue reads LOG_ALL
+ * when it starts, so a toggle restarts it), stop at its GET_VRING_BASE with
+ * every completion posted and logged, and give the queue back; the
+ * destination's queue, refused until then, starts from its SET_VRING_BASE.
  *
  * Every hook of rte_vhost's thread is timed by its watchdog (ctl_watch.h).
  */
@@ -307,6 +314,7 @@ static bool queue_setup(struct pmd_conn *c, uint16_t qid, struct rte_vhost_memor
 	s->kickfd = vr.kickfd;
 	s->event_idx = features & (1ULL << VIRTIO_RING_F_EVENT_IDX);
 	s->indirect = features & (1ULL << VIRTIO_RING_F_INDIRECT_DESC);
+	s->log = RTE_VHOST_NEED_LOG(features) != 0;
 	s->target = &dev->target;
 	s->vid = c->vid;
 	s->qid = qid;
@@ -491,11 +499,11 @@ static void queue_start(struct pmd_conn *c, uint16_t qid)
 	q->name = dev->path;
 	kicks_drain(q->kickfd); /* count from the start of this queue */
 	PMD_LOG(INFO,
-		"%s queue %u: started, size %u, avail %u, used %u, event_idx %d, call %s%s, "
+		"%s queue %u: started, size %u, avail %u, used %u, event_idx %d, call %s%s%s, "
 		"connection %d",
 		dev->path, qid, s.size, s.last_avail, s.last_used, s.event_idx,
 		s.callfd >= 0 ? "on" : "off (poll queue)", s.inflight ? ", inflight tracked" : "",
-		c->vid);
+		s.log ? ", dirty logging" : "", c->vid);
 	c->ring[qid] = id;
 	c->vq[qid] = q;
 	c->mem[qid] = mem;
@@ -539,6 +547,8 @@ static void memfault_handle(const struct pmd_memfault *f)
 
 	if (f->tag == PMD_MEMFAULT_TAG_INFLIGHT)
 		snprintf(what, sizeof(what), "the inflight region");
+	else if (f->tag == PMD_MEMFAULT_TAG_LOG)
+		snprintf(what, sizeof(what), "the dirty log");
 	else
 		snprintf(what, sizeof(what), "guest memory region %u", f->tag);
 	PMD_LOG(WARNING,
@@ -694,6 +704,50 @@ static void inflight_unwatch(struct pmd_conn *c)
 	memfault_report_pending();
 	pmd_memfault_unregister_tags(c->vid, PMD_MEMFAULT_TAG_INFLIGHT,
 				     PMD_MEMFAULT_TAG_INFLIGHT + 1);
+}
+
+/* The dirty log rte_vhost mapped for SET_LOG_BASE, in the SIGBUS net too. */
+static void log_watch(struct pmd_conn *c)
+{
+	uint64_t base = 0, size = 0;
+
+	if (rte_vhost_get_log_base(c->vid, &base, &size) != 0 || base == 0 || size == 0)
+		return;
+	if (pmd_memfault_register((const void *)(uintptr_t)base, size, 4096, c->vid,
+				  PMD_MEMFAULT_TAG_LOG) != 0)
+		PMD_LOG(WARNING, "%s: dirty log not covered by the SIGBUS net (table full)",
+			c->dev->path);
+}
+
+static void log_unwatch(struct pmd_conn *c)
+{
+	memfault_report_pending();
+	pmd_memfault_unregister_tags(c->vid, PMD_MEMFAULT_TAG_LOG, PMD_MEMFAULT_TAG_LOG + 1);
+}
+
+/*
+ * Does SET_FEATURES turn dirty logging on or off?  A queue reads LOG_ALL
+ * when it starts (its sweep is built with or without logging), so its
+ * queues are restarted around the message.
+ */
+static bool log_toggles(const struct pmd_conn *c, const struct vhu_msg *msg)
+{
+	uint64_t now = 0;
+
+	if (msg->size < sizeof(msg->payload.u64) ||
+	    rte_vhost_get_negotiated_features(c->vid, &now) != 0)
+		return false;
+	return ((now ^ msg->payload.u64) & (1ULL << VHU_F_LOG_ALL)) != 0;
+}
+
+/* SET_LOG_BASE before rte_vhost maps the log: a file that backs it. */
+static enum rte_vhost_msg_result log_msg_check(struct pmd_conn *c, void *ctx)
+{
+	int fds[VHU_MAX_FDS];
+	char buf[160];
+	const char *why = pmd_guard_log_msg(ctx, fds, pmd_vhu_fds(ctx, fds), buf, sizeof(buf));
+
+	return why == NULL ? RTE_VHOST_MSG_RESULT_NOT_HANDLED : msg_refuse(c, ctx, why);
 }
 
 /*
@@ -891,6 +945,18 @@ static enum rte_vhost_msg_result pre_msg_run(int vid, void *arg)
 	case VHU_SET_VRING_KICK:
 		r = notify_msg_check(c, arg);
 		break;
+	case VHU_SET_LOG_BASE:
+		/* rte_vhost unmaps the previous log, which logging queues write */
+		r = log_msg_check(c, arg);
+		if (r == RTE_VHOST_MSG_RESULT_NOT_HANDLED) {
+			queue_stop_all(c, &c->restart_mask);
+			log_unwatch(c);
+		}
+		break;
+	case VHU_SET_FEATURES:
+		if (log_toggles(c, msg))
+			queue_stop_all(c, &c->restart_mask);
+		break;
 	case VHU_SET_VRING_ADDR:
 		/*
 		 * rte_vhost re-translates a running ring's addresses without a
@@ -936,8 +1002,11 @@ static enum rte_vhost_msg_result post_msg_run(int vid, void *arg)
 		r = mem_check(c, msg);
 	if (msg->request == VHU_SET_INFLIGHT_FD)
 		inflight_watch(c);
+	if (msg->request == VHU_SET_LOG_BASE)
+		log_watch(c);
 	if (msg_changes_mem(msg->request) || msg->request == VHU_GET_INFLIGHT_FD ||
-	    msg->request == VHU_SET_INFLIGHT_FD || msg->request == VHU_SET_VRING_ADDR) {
+	    msg->request == VHU_SET_INFLIGHT_FD || msg->request == VHU_SET_VRING_ADDR ||
+	    msg->request == VHU_SET_LOG_BASE || msg->request == VHU_SET_FEATURES) {
 		for (qid = 0; qid < PMD_MAX_QUEUES; qid++) {
 			if (c->restart_mask & (1ULL << qid))
 				queue_start(c, qid);
@@ -1115,6 +1184,11 @@ static void on_destroy_device(int vid)
 	RTE_SET_USED(vid);
 }
 
+/*
+ * rte_vhost calls this only for a device it counts as running (every vring
+ * it heard of ready), so femud does not rely on it: the SET_FEATURES hooks
+ * restart the queues when LOG_ALL toggles (log_toggles).
+ */
 static int on_features_changed(int vid, uint64_t features)
 {
 	RTE_SET_USED(vid);

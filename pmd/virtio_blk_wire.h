@@ -33,6 +33,8 @@ enum vhu_request {
 	VHU_SET_OWNER = 3,
 	VHU_RESET_OWNER = 4,
 	VHU_SET_MEM_TABLE = 5,
+	VHU_SET_LOG_BASE = 6,
+	VHU_SET_LOG_FD = 7,
 	VHU_SET_VRING_NUM = 8,
 	VHU_SET_VRING_ADDR = 9,
 	VHU_SET_VRING_BASE = 10,
@@ -63,10 +65,13 @@ enum vhu_request {
 
 /* The virtio feature bit that says vhost-user protocol features are negotiated. */
 #define VHU_F_PROTOCOL_FEATURES 30
+/* The virtio feature bit (vhost's VHOST_F_LOG_ALL) that turns dirty logging on. */
+#define VHU_F_LOG_ALL 26
 
 /* Protocol feature bits (GET/SET_PROTOCOL_FEATURES). */
 enum vhu_protocol_feature {
 	VHU_PF_MQ = 0,
+	VHU_PF_LOG_SHMFD = 1,
 	VHU_PF_REPLY_ACK = 3,
 	VHU_PF_CONFIG = 9,
 	VHU_PF_INFLIGHT_SHMFD = 12,
@@ -122,6 +127,12 @@ struct vhu_inflight {
 	uint16_t queue_size;
 };
 
+/* SET_LOG_BASE: the dirty log, one bit per 4 KiB page of guest physical memory (bytes). */
+struct vhu_log {
+	uint64_t mmap_size;
+	uint64_t mmap_offset;
+};
+
 /* GET_CONFIG / SET_CONFIG: a window [offset, offset + size) of the config space. */
 struct vhu_config {
 	uint32_t offset;
@@ -142,6 +153,7 @@ struct vhu_msg {
 		struct vhu_mem_table mem;
 		struct vhu_mem_reg memreg;
 		struct vhu_inflight inflight;
+		struct vhu_log log;
 		struct vhu_config config;
 	} payload;
 } __attribute__((packed));

@@ -28,6 +28,7 @@
 #include "pmd/pmd_measure.h"
 #include "pmd/poller_watch.h"
 #include "pmd/vq.h"
+#include "pmd/vq_log.h"
 
 /* The watchdog's posts of call fds it freed (poller_watch.h), read after a call write. */
 int pmd_watch_rescued[PMD_MAX_POLLERS] __attribute__((aligned(64)));
@@ -61,6 +62,8 @@ void pmd_vq_notify_suppress(struct pmd_vq *q)
 		st16(&q->used->flags, ld16(&q->used->flags) | VRING_USED_F_NO_NOTIFY);
 	}
 	rte_smp_mb();
+	if (unlikely(q->log))
+		pmd_vq_log_used_split(q->vid, q->qid, q->size);
 }
 
 bool pmd_vq_notify_arm(struct pmd_vq *q)
@@ -73,6 +76,8 @@ bool pmd_vq_notify_arm(struct pmd_vq *q)
 	}
 	/* virtio 1.1, 2.6.10.1: the store above before the avail index is read */
 	rte_smp_mb();
+	if (unlikely(q->log))
+		pmd_vq_log_used_split(q->vid, q->qid, q->size);
 	return !q->broken && ld16(&q->avail->idx) != q->last_avail;
 }
 
@@ -126,6 +131,7 @@ struct pmd_vq *pmd_vq_create(const struct pmd_vq_setup *s)
 		memcpy(q->resubmit, s->resubmit, s->nresubmit * sizeof(*q->resubmit));
 	q->nresubmit = s->nresubmit;
 	q->inflight = s->inflight;
+	q->log = s->log;
 	q->vid = s->vid;
 	q->qid = s->qid;
 	q->desc = s->desc;
@@ -213,14 +219,20 @@ static struct pmd_vq_pending heap_pop(struct pmd_vq *q)
  * Write the status byte and a used entry.  The used index is published
  * later for the whole sweep, except with inflight tracking: then each
  * request's used index is published before its inflight entry is cleared,
- * so that a restarted backend can tell done from not done.
+ * so that a restarted backend can tell done from not done.  With log (a
+ * constant in each caller: the sweep is built once with and once without
+ * logging) the status byte's page is marked; the used ring is marked once
+ * per sweep.
  */
-static inline __attribute__((always_inline)) void
-vq_complete(struct pmd_vq *q, uint16_t head, uint8_t *status, uint8_t st, uint32_t used_len)
+static inline __attribute__((always_inline)) void vq_complete(struct pmd_vq *q, uint16_t head,
+							      uint8_t *status, uint8_t st,
+							      uint32_t used_len, const bool log)
 {
 	struct vring_used_elem *e = &q->used->ring[q->used_idx & q->mask];
 
 	*(volatile uint8_t *)status = st;
+	if (log)
+		pmd_vq_log_hva(q->vid, q->mem, status, 1);
 	if (q->inflight)
 		rte_vhost_set_last_inflight_io_split(q->vid, q->qid, head);
 	e->id = head;
@@ -233,7 +245,8 @@ vq_complete(struct pmd_vq *q, uint16_t head, uint8_t *status, uint8_t st, uint32
 	}
 }
 
-static unsigned vq_post_due(struct pmd_vq *q, uint64_t now)
+static inline __attribute__((always_inline)) unsigned vq_post_due(struct pmd_vq *q, uint64_t now,
+								  const bool log)
 {
 	unsigned n = 0;
 
@@ -241,7 +254,7 @@ static unsigned vq_post_due(struct pmd_vq *q, uint64_t now)
 		struct pmd_vq_pending p = heap_pop(q);
 		uint64_t late = now - p.due_ns;
 
-		vq_complete(q, p.head, p.status, p.st, p.used_len);
+		vq_complete(q, p.head, p.status, p.st, p.used_len, log);
 		PMD_CTR_INC(q->st.deferred);
 		if (late > PMD_LATE_NS) {
 			PMD_CTR_INC(q->st.late);
@@ -293,8 +306,9 @@ static inline void vq_guess_remember(struct pmd_vq *q, uint16_t head, const stru
  * loop, as vq_complete() into it: each call is a measurable share of a
  * small request.
  */
-static inline __attribute__((always_inline)) bool
-vq_serve(struct pmd_vq *q, uint16_t head, bool hinted, uint64_t now, struct pmd_chain *c)
+static inline __attribute__((always_inline)) bool vq_serve(struct pmd_vq *q, uint16_t head,
+							   bool hinted, uint64_t now,
+							   struct pmd_chain *c, const bool log)
 {
 	const struct pmd_chain_ring ring = {
 	    .desc = q->desc, .size = q->size, .indirect_ok = q->indirect};
@@ -311,10 +325,13 @@ vq_serve(struct pmd_vq *q, uint16_t head, bool hinted, uint64_t now, struct pmd_
 	if (hinted)
 		c->fm_flags |= FM_REQ_PREFETCHED;
 	pmd_blk_req_exec(q->target, c, r, now, &d);
+	/* the model moved the data now: a read's data, an ID string */
+	if (log && r == PMD_CHAIN_OK && c->nwr > 0)
+		pmd_vq_log_iov(q->vid, q->mem, &c->iov[c->nrd], c->nwr);
 	PMD_COST_LAP(w, q->st, model);
 	vq_account(q, &d);
 	if (d.due_ns <= now) {
-		vq_complete(q, head, c->status, d.status, d.used_len);
+		vq_complete(q, head, c->status, d.status, d.used_len, log);
 	} else {
 		const struct pmd_vq_pending p = {.due_ns = d.due_ns,
 						 .status = c->status,
@@ -334,7 +351,7 @@ static unsigned vq_resubmit(struct pmd_vq *q, uint64_t now, struct pmd_chain *c)
 	unsigned n = 0;
 
 	while (q->resubmit_pos < q->nresubmit && q->nheap < q->size) {
-		if (!vq_serve(q, q->resubmit[q->resubmit_pos++], false, now, c))
+		if (!vq_serve(q, q->resubmit[q->resubmit_pos++], false, now, c, q->log))
 			break;
 		PMD_CTR_INC(q->st.resubmitted);
 		n++;
@@ -442,7 +459,7 @@ static inline void vq_touch(struct pmd_vq *q, uint16_t idx)
  * ahead).  Not request 0: it is served at once, a hint could not run
  * ahead of its copy and only costs time (QD1 latency measured worse).
  */
-static void vq_prefetch_start(struct pmd_vq *q, uint16_t n)
+static inline __attribute__((always_inline)) void vq_prefetch_start(struct pmd_vq *q, uint16_t n)
 {
 	uint16_t k;
 
@@ -509,7 +526,8 @@ static inline uint16_t vq_burst_extend(struct pmd_vq *q, uint16_t i, uint16_t n)
 	return total;
 }
 
-static unsigned vq_take(struct pmd_vq *q, uint64_t now, struct pmd_chain *c)
+static inline __attribute__((always_inline)) unsigned vq_take(struct pmd_vq *q, uint64_t now,
+							      struct pmd_chain *c, const bool log)
 {
 	PMD_COST_WATCH(w, q->st);
 	uint16_t avail_idx = ld16(&q->avail->idx);
@@ -549,7 +567,8 @@ static unsigned vq_take(struct pmd_vq *q, uint64_t now, struct pmd_chain *c)
 		if (q->inflight && head < q->size)
 			rte_vhost_set_inflight_desc_split(q->vid, q->qid, head);
 		PMD_COST_LAP(w, q->st, ring);
-		if (!vq_serve(q, head, q->prefetch && vq_hinted_take(q, q->last_avail), now, c))
+		if (!vq_serve(q, head, q->prefetch && vq_hinted_take(q, q->last_avail), now, c,
+			      log))
 			break;
 		q->last_avail++;
 		bytes += c->rd_len + c->wr_len;
@@ -616,17 +635,23 @@ static void vq_publish_notify(struct pmd_vq *q)
 		PMD_CTR_INC(q->st.calls_saved);
 }
 
-unsigned pmd_vq_sweep(struct pmd_vq *q, uint64_t now_ns, struct pmd_chain *scratch)
+/*
+ * One sweep; built twice (log is a constant in each): without logging it is
+ * the request path as if logging did not exist, with it every write into
+ * guest memory is marked (vq_log.h).
+ */
+static inline __attribute__((always_inline)) unsigned
+vq_sweep(struct pmd_vq *q, uint64_t now_ns, struct pmd_chain *scratch, const bool log)
 {
 	uint16_t used_before = q->used_idx;
 	unsigned work = 0, taken = 0;
 
 	if (q->nheap > 0 && q->heap[0].due_ns <= now_ns)
-		work += vq_post_due(q, now_ns);
+		work += vq_post_due(q, now_ns, log);
 	if (unlikely(q->resubmit_pos < q->nresubmit) && !q->broken)
 		work += vq_resubmit(q, now_ns, scratch);
 	if (!q->broken)
-		taken = vq_take(q, now_ns, scratch);
+		taken = vq_take(q, now_ns, scratch, log);
 	if (taken == 0 && q->idle)
 		q->model_busy = pmd_blk_req_idle(q->target, now_ns);
 	work += taken;
@@ -637,7 +662,24 @@ unsigned pmd_vq_sweep(struct pmd_vq *q, uint64_t now_ns, struct pmd_chain *scrat
 		PMD_COST_LAP(w, q->st, publish);
 		PMD_COST_COUNT(q->st, sweeps);
 	}
+	/* used entries, the used index, avail_event (moved by a take) */
+	if (log && (q->used_idx != used_before || taken > 0))
+		pmd_vq_log_used_split(q->vid, q->qid, q->size);
 	return work;
+}
+
+/* A queue started while its frontend logs dirty pages (migration): rarely taken. */
+static __attribute__((noinline)) unsigned vq_sweep_logged(struct pmd_vq *q, uint64_t now_ns,
+							  struct pmd_chain *scratch)
+{
+	return vq_sweep(q, now_ns, scratch, true);
+}
+
+unsigned pmd_vq_sweep(struct pmd_vq *q, uint64_t now_ns, struct pmd_chain *scratch)
+{
+	if (unlikely(q->log))
+		return vq_sweep_logged(q, now_ns, scratch);
+	return vq_sweep(q, now_ns, scratch, false);
 }
 
 void pmd_vq_flush(struct pmd_vq *q, uint64_t now_ns, struct pmd_chain *scratch)
@@ -650,7 +692,7 @@ void pmd_vq_flush(struct pmd_vq *q, uint64_t now_ns, struct pmd_chain *scratch)
 		while (q->nheap > 0) {
 			struct pmd_vq_pending p = heap_pop(q);
 
-			vq_complete(q, p.head, p.status, p.st, p.used_len);
+			vq_complete(q, p.head, p.status, p.st, p.used_len, q->log);
 			PMD_CTR_INC(q->st.deferred);
 			if (p.due_ns < now_ns && now_ns - p.due_ns > PMD_LATE_NS)
 				PMD_CTR_INC(q->st.late);
@@ -658,4 +700,7 @@ void pmd_vq_flush(struct pmd_vq *q, uint64_t now_ns, struct pmd_chain *scratch)
 	} while (q->resubmit_pos < q->nresubmit && !q->broken);
 	if (q->used_idx != used_before)
 		vq_publish_notify(q);
+	/* a stop for GET_VRING_BASE: the frontend's last log sync comes after the reply */
+	if (q->log && q->used_idx != used_before)
+		pmd_vq_log_used_split(q->vid, q->qid, q->size);
 }

@@ -143,6 +143,7 @@ struct pmd_vq_setup {
 	int node;
 	/* inflight tracking (VHOST_USER_PROTOCOL_F_INFLIGHT_SHMFD) */
 	bool inflight;		  /* track every request in the frontend's region */
+	bool log;		  /* VHOST_F_LOG_ALL: mark every write into guest memory */
 	int vid;		  /* rte_vhost device, for the inflight calls */
 	uint16_t qid;		  /* its vring index */
 	const uint16_t *resubmit; /* heads to replay first, oldest first */
@@ -196,7 +197,8 @@ struct pmd_vq {
 	const void *guess_hdr; /* host address of its header */
 	int vid;
 	uint16_t qid;
-	uint64_t kick_tag;	/* adaptive polling: the poller's poll on kickfd, 0 = none */
+	bool log;	   /* the frontend logs dirty pages: sweeps mark their writes (vq_log.h) */
+	uint64_t kick_tag; /* adaptive polling: the poller's poll on kickfd, 0 = none */
 	struct pmd_vq_stats st; /* written by the owning poller only (pmd_stats.h) */
 	/* control-owned identity */
 	unsigned poller;

@@ -273,6 +273,27 @@ const char *pmd_guard_inflight_msg(const struct vhu_msg *msg, int fd, uint32_t q
 	return NULL;
 }
 
+const char *pmd_guard_log_msg(const struct vhu_msg *msg, const int *fds, int nfds, char *buf,
+			      size_t len)
+{
+	struct vhu_log lg = msg->payload.log;
+	char why[120];
+
+	if (msg->request != VHU_SET_LOG_BASE)
+		return NULL;
+	if (nfds != 1)
+		return "dirty log without exactly one fd";
+	if (msg->size != sizeof(lg))
+		return "dirty log payload not 16 bytes";
+	if (lg.mmap_size == 0)
+		return "dirty log of 0 bytes";
+	if (pmd_guard_file(fds[0], lg.mmap_offset, lg.mmap_size, why, sizeof(why)) != 0) {
+		snprintf(buf, len, "dirty log: %s", why);
+		return buf;
+	}
+	return NULL;
+}
+
 const char *pmd_guard_config_msg(const struct vhu_msg *msg)
 {
 	if (msg->size < VHU_CONFIG_HDR_SIZE || msg->size > VHU_CONFIG_HDR_SIZE + VHU_MAX_CONFIG)

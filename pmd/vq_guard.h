@@ -124,6 +124,15 @@ const char *pmd_guard_inflight_msg(const struct vhu_msg *msg, int fd, uint32_t q
 				   size_t len);
 
 /*
+ * NULL when a SET_LOG_BASE message can be mapped safely: one fd, a
+ * 16-byte payload, a log of at least one byte whose file (fd) backs
+ * mmap_offset + mmap_size (pollers mark pages in it as soon as logging is
+ * on: a short file would raise SIGBUS there).  Else the reason, in buf.
+ */
+const char *pmd_guard_log_msg(const struct vhu_msg *msg, const int *fds, int nfds, char *buf,
+			      size_t len);
+
+/*
  * Is the framing of a GET_CONFIG / SET_CONFIG message usable?  Its payload
  * must hold the 12-byte config header and at most 256 bytes of region, and
  * the window it asks for (config header's size) must fit in the payload it

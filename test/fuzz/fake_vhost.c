@@ -340,6 +340,30 @@ int rte_vhost_clr_inflight_desc_split(int vid, uint16_t qid, uint16_t last_used_
 	return rte_vhost_set_inflight_desc_split(vid, qid, idx);
 }
 
+/* ---- dirty log: femud marks only while LOG_ALL is negotiated; the fake maps no log ---- */
+
+void rte_vhost_log_write(int vid, uint64_t addr, uint64_t len)
+{
+	(void)addr;
+	(void)len;
+	FZ_CHECK(vid == conn.vid && (conn.features & (1ULL << VHOST_F_LOG_ALL)),
+		 "dirty log write without LOG_ALL");
+}
+
+void rte_vhost_log_used_vring(int vid, uint16_t vring_idx, uint64_t offset, uint64_t len)
+{
+	(void)vring_idx;
+	rte_vhost_log_write(vid, offset, len);
+}
+
+int rte_vhost_get_log_base(int vid, uint64_t *log_base, uint64_t *log_size)
+{
+	(void)vid;
+	*log_base = 0;
+	*log_size = 0;
+	return 0;
+}
+
 /* ---- guest memory ---- */
 
 static void mem_unmap(void)

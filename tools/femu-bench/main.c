@@ -21,6 +21,7 @@
 
 #include "fb_churn.h"
 #include "fb_dev.h"
+#include "fb_dirtylog.h"
 #include "fb_hostile.h"
 #include "fb_mem.h"
 #include "fb_opts.h"
@@ -39,6 +40,7 @@ struct bench {
 	unsigned nvq;
 	struct fb_peer peer;
 	bool peer_running;
+	struct fb_dirtylog log; /* --dirty-log */
 	uint64_t capacity;
 	uint32_t blk_size;
 };
@@ -145,7 +147,29 @@ static int start_backend(struct bench *b)
 		return 0;
 	}
 	rc = fb_dev_start(&b->dev, &b->mem, b->vqs, b->nvq);
+	if (rc == 0 && b->o.dirty_log)
+		rc = fb_dirtylog_start(&b->log, &b->dev, &b->mem, b->vqs, b->nvq);
 	return rc < 0 ? setup_error(b->dev.err) : 0;
+}
+
+/* --dirty-log: every page the backend wrote is marked, no page it only read (1: not so). */
+static int dirty_log_check(struct bench *b)
+{
+	bool reads = b->o.rw != FB_RW_RANDWRITE && b->o.rw != FB_RW_WRITE;
+	uint64_t marked;
+	char err[200];
+
+	if (fb_dirtylog_check(&b->log, &b->mem, b->vqs, b->nvq, reads, &marked, err, sizeof(err)) !=
+	    0) {
+		fprintf(stderr, "femu-bench: dirty log: %s (%llu pages marked)\n", err,
+			(unsigned long long)marked);
+		return 1;
+	}
+	fprintf(stderr,
+		"femu-bench: dirty log: %llu pages marked; used rings, status bytes%s marked, "
+		"descriptor tables and avail rings not\n",
+		(unsigned long long)marked, reads ? ", read buffers" : "");
+	return 0;
 }
 
 static void teardown(struct bench *b)
@@ -161,6 +185,7 @@ static void teardown(struct bench *b)
 		fb_dev_stop(&b->dev, b->vqs, b->nvq);
 	for (unsigned i = 0; i < b->nvq; i++)
 		fb_vq_fini(&b->vqs[i]);
+	fb_dirtylog_fini(&b->log);
 	fb_mem_destroy(&b->mem);
 }
 
@@ -260,6 +285,8 @@ static int run_bench(struct bench *b)
 		return 3;
 	}
 	rc = fb_workload_run(&run, res) == 0 ? 0 : 1;
+	if (b->o.dirty_log && dirty_log_check(b) != 0)
+		rc = 1;
 	teardown(b);
 	if (run.progress)
 		munmap(run.progress, progress_len);

@@ -799,3 +799,141 @@ Test(ctl, device_slots_are_reclaimed_from_destroyed_devices)
 	cr_assert_eq(snap.connections, 1);
 	cr_assert_eq(snap.live_conns, 1);
 }
+
+/* ---- dirty logging (live migration) ---- */
+
+#define LOG_ALL (1ULL << VHU_F_LOG_ALL)
+#define USED_GPA (FG_B_GPA + 0x2000)
+
+static bool dirty(uint64_t gpa)
+{
+	return ut_dirty[gpa / 4096];
+}
+
+/* A SET_FEATURES through both hooks, rte_vhost's handler (features stored) between them. */
+static void set_features(uint64_t features)
+{
+	struct pmd_vhu_ctx c;
+
+	ctx_init(&c, VHU_SET_FEATURES);
+	c.m.msg.size = sizeof(c.m.msg.payload.u64);
+	c.m.msg.payload.u64 = features;
+	cr_assert_eq(ut_ext_ops->pre_msg_handle(ut_vid, &c), RTE_VHOST_MSG_RESULT_NOT_HANDLED);
+	ut_features = features;
+	cr_assert_eq(ut_ext_ops->post_msg_handle(ut_vid, &c), RTE_VHOST_MSG_RESULT_NOT_HANDLED);
+}
+
+/*
+ * With LOG_ALL every page femud writes is marked: a read's data, the status
+ * byte, the used ring; the pages it only reads (descriptors, avail ring,
+ * a write's data) are not.
+ */
+Test(ctl, logging_queue_marks_every_page_it_writes_and_no_other)
+{
+	ut_vrings[0].vr.log_guest_addr = USED_GPA;
+	ut_features = LOG_ALL;
+	cr_assert_eq(ut_dev_ops->vring_state_changed(ut_vid, 0, 1), 0);
+	cr_assert(ut_queue(0)->log);
+	memset(ut_dirty, 0, sizeof(ut_dirty)); /* the start wrote avail_event */
+	post_read(0, 0);
+	post_read(1, 8);
+	ut_sweep(100);
+	cr_assert_eq(used->idx, 2);
+	cr_assert(dirty(FG_REQ_DATA(0)) && dirty(FG_REQ_DATA(1)), "read payloads");
+	cr_assert(dirty(STATUS(0)), "status bytes");
+	cr_assert(dirty(USED_GPA), "used ring");
+	cr_assert(!dirty(FG_B_GPA) && !dirty(FG_B_GPA + 0x1000), "descriptors, avail ring");
+	cr_assert(!dirty(FG_REQ_DATA(2)), "a buffer femud never wrote");
+}
+
+/* Without LOG_ALL the request path makes no logging call at all. */
+Test(ctl, queue_without_logging_never_calls_the_log)
+{
+	ut_vrings[0].vr.log_guest_addr = USED_GPA;
+	cr_assert_eq(ut_dev_ops->vring_state_changed(ut_vid, 0, 1), 0);
+	cr_assert(!ut_queue(0)->log);
+	post_read(0, 0);
+	ut_sweep(100);
+	cr_assert_eq(used->idx, 1);
+	cr_assert_eq(ut_log_calls, 0);
+}
+
+/*
+ * Migration starts and ends on a running queue: SET_FEATURES toggling
+ * LOG_ALL restarts it where it was, logging on, then off again.
+ */
+Test(ctl, log_all_toggled_restarts_the_queue_logging_then_not)
+{
+	ut_vrings[0].vr.log_guest_addr = USED_GPA;
+	cr_assert_eq(ut_dev_ops->vring_state_changed(ut_vid, 0, 1), 0);
+	post_read(0, 0);
+	ut_sweep(100);
+	set_features(LOG_ALL);
+	cr_assert_not_null(ut_queue(0));
+	cr_assert(ut_queue(0)->log);
+	cr_assert_eq(ut_queue(0)->last_avail, 1);
+	post_read(1, 8);
+	ut_sweep(200);
+	cr_assert_eq(used->idx, 2);
+	cr_assert(dirty(FG_REQ_DATA(1)) && dirty(STATUS(1)) && dirty(USED_GPA));
+
+	set_features(0);
+	cr_assert(!ut_queue(0)->log);
+	ut_log_calls = 0;
+	post_read(2, 16);
+	ut_sweep(300);
+	cr_assert_eq(used->idx, 3);
+	cr_assert_eq(ut_log_calls, 0);
+	/* a SET_FEATURES that leaves LOG_ALL alone does not stop the queue */
+	struct pmd_vq *q = ut_queue(0);
+	set_features(0);
+	cr_assert_eq(ut_queue(0), q);
+}
+
+/*
+ * Switch-over: GET_VRING_BASE posts the completions the model still holds
+ * and logs them before rte_vhost replies (QEMU's last log sync follows).
+ */
+Test(ctl, get_vring_base_flush_is_logged)
+{
+	ut_vrings[0].vr.log_guest_addr = USED_GPA;
+	ut_features = LOG_ALL;
+	m.due_delta = 1000000000;
+	cr_assert_eq(ut_dev_ops->vring_state_changed(ut_vid, 0, 1), 0);
+	post_read(0, 0);
+	ut_sweep(100);
+	cr_assert_eq(used->idx, 0);
+	memset(ut_dirty, 0, sizeof(ut_dirty));
+	cr_assert_eq(hook(true, VHU_GET_VRING_BASE, 0), RTE_VHOST_MSG_RESULT_NOT_HANDLED);
+	cr_assert_eq(used->idx, 1);
+	cr_assert_eq(status_of(0), VIRTIO_BLK_S_OK);
+	cr_assert(dirty(STATUS(0)) && dirty(USED_GPA));
+}
+
+/* A log its file does not back is refused before rte_vhost maps it; a good one stops queues. */
+Test(ctl, short_dirty_log_refused_good_one_restarts_queues)
+{
+	struct pmd_vhu_ctx c;
+	int fd = memfd_of(4096);
+
+	cr_assert_eq(ut_dev_ops->vring_state_changed(ut_vid, 0, 1), 0);
+	ctx_init(&c, VHU_SET_LOG_BASE);
+	c.m.msg.size = sizeof(c.m.msg.payload.log);
+	c.m.msg.payload.log.mmap_size = 8192;
+	ctx_add_fd(&c, fd);
+	cr_assert_eq(ut_ext_ops->pre_msg_handle(ut_vid, &c), RTE_VHOST_MSG_RESULT_ERR);
+	cr_assert_not_null(strstr(ut_last_log, "dirty log: file has 4096 bytes"), "%s",
+			   ut_last_log);
+	cr_assert_not_null(ut_queue(0), "a refused log changes nothing");
+
+	fd = memfd_of(8192);
+	ctx_init(&c, VHU_SET_LOG_BASE);
+	c.m.msg.size = sizeof(c.m.msg.payload.log);
+	c.m.msg.payload.log.mmap_size = 8192;
+	ctx_add_fd(&c, fd);
+	cr_assert_eq(ut_ext_ops->pre_msg_handle(ut_vid, &c), RTE_VHOST_MSG_RESULT_NOT_HANDLED);
+	cr_assert_null(ut_queue(0), "stopped: rte_vhost unmaps the old log");
+	cr_assert_eq(ut_ext_ops->post_msg_handle(ut_vid, &c), RTE_VHOST_MSG_RESULT_NOT_HANDLED);
+	cr_assert_not_null(ut_queue(0));
+	close(fd);
+}

@@ -37,8 +37,16 @@ unsigned ut_nabandoned;
 unsigned ut_attach_fail;
 static struct pmd_chain ut_scratch;
 
+bool ut_dirty[UT_LOG_PAGES];
+unsigned ut_log_calls;
+uint64_t ut_log_base, ut_log_size;
+
 void ut_stub_reset(void)
 {
+	memset(ut_dirty, 0, sizeof(ut_dirty));
+	ut_log_calls = 0;
+	ut_log_base = 0;
+	ut_log_size = 0;
 	ut_features = 0;
 	ut_mem = NULL;
 	ut_mem2 = NULL;
@@ -218,6 +226,36 @@ int rte_vhost_set_last_inflight_io_split(int vid, uint16_t qid, uint16_t idx)
 int rte_vhost_clr_inflight_desc_split(int vid, uint16_t qid, uint16_t last_used_idx, uint16_t idx)
 {
 	return inflight_record('c', idx);
+}
+
+/* ---- dirty log ---- */
+
+static void log_mark(uint64_t gpa, uint64_t len)
+{
+	ut_log_calls++;
+	if (!(ut_features & (1ULL << VHOST_F_LOG_ALL)) || len == 0)
+		return;
+	for (uint64_t pg = gpa / 4096; pg <= (gpa + len - 1) / 4096 && pg < UT_LOG_PAGES; pg++)
+		ut_dirty[pg] = true;
+}
+
+void rte_vhost_log_write(int vid, uint64_t addr, uint64_t len)
+{
+	if (vid_known(vid))
+		log_mark(addr, len);
+}
+
+void rte_vhost_log_used_vring(int vid, uint16_t vring_idx, uint64_t offset, uint64_t len)
+{
+	if (vid_known(vid) && vring_idx < UT_VRINGS)
+		log_mark(ut_vrings[vring_idx].vr.log_guest_addr + offset, len);
+}
+
+int rte_vhost_get_log_base(int vid, uint64_t *log_base, uint64_t *log_size)
+{
+	*log_base = ut_log_base;
+	*log_size = ut_log_size;
+	return vid_known(vid) ? 0 : -1;
 }
 
 /* ---- fake pollers ---- */

@@ -78,6 +78,18 @@ extern unsigned ut_nattached;
 extern unsigned ut_nabandoned;	/* queues taken back without posting their completions */
 extern unsigned ut_attach_fail; /* the next this many pmd_poller_attach calls fail */
 
+/*
+ * The dirty log: pages (4 KiB, by guest physical address below
+ * UT_LOG_PAGES * 4096) marked by rte_vhost_log_write /
+ * rte_vhost_log_used_vring while ut_features has VHOST_F_LOG_ALL (as
+ * rte_vhost does), and every call of either, logging on or not.
+ */
+#define UT_LOG_PAGES 256
+extern bool ut_dirty[UT_LOG_PAGES];
+extern unsigned ut_log_calls;
+/* What rte_vhost_get_log_base answers (the SIGBUS net registers it). */
+extern uint64_t ut_log_base, ut_log_size;
+
 /* Reset every fake to an empty connection. */
 void ut_stub_reset(void);
 

@@ -1,0 +1,204 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# guest_migrate.sh - live migration of a running guest between QEMUs on one
+# femud.  The guest has two disks, vda a NoSSD and vdb a small BlackBox SSD
+# (its garbage collection runs: every round rewrites the whole device), and
+# runs rounds of O_DIRECT fio on both: read-verify of what the previous round
+# wrote (on whichever QEMU wrote it), then write + read-verify of the whole
+# test area with a new seed.  Meanwhile a reader read-verifies the other half
+# of vda over and over: its reads are in flight at every switch-over, and a
+# page femud wrote but did not mark in QEMU's dirty log reaches the
+# destination stale and fails its verify (with femud's log marks disabled
+# this test fails at the first migration).  While it runs, the host migrates it (QMP
+# 'migrate', single-threaded TCG) from the source to a destination QEMU
+# started with -incoming on the same femud sockets, quits the source, and
+# goes on the same way GM_MIGRATIONS times (source -> dest -> new dest ...);
+# after each migration a new round must pass on the destination.  Then a
+# migration that fails half-way (the destination SIGKILLed while RAM is being
+# sent) must leave the source running, its rounds still passing.  The guest
+# then stops on a word from the host and reports every round verified.
+# Prints each migration's total time and downtime (QEMU's query-migrate).
+#
+#   guest_migrate.sh [--migrations N] [--backend femud|qsd]
+#
+# --backend qsd runs the same migrations against qemu-storage-daemon (two
+# raw images, two exports of each: QEMUs alternate between them) to compare
+# downtimes; it skips the BlackBox and the femud checks.  GM_MIGRATIONS=10
+# for a long run.
+. "$(dirname "$0")/lib.sh"
+GM_MIGRATIONS=${GM_MIGRATIONS:-2}
+BACKEND=femud
+while [ $# -gt 0 ]; do
+	case $1 in
+	--migrations) GM_MIGRATIONS=$2; shift ;;
+	--backend) BACKEND=$2; shift ;;
+	*) fail "unknown option $1" ;;
+	esac
+	shift
+done
+skip_unless_ready
+GM_ROUND_WAIT=${GM_ROUND_WAIT:-150} # s for one more round to pass
+QSD_PID=
+QPIDS=()
+# qemu_pid K: QEMU K's own process (guest-run's child), found by its QMP path
+qemu_pid() { pgrep -f "^[^ ]*qemu-system[^ ]* .*-qmp unix:$T/qmp$1,"; }
+gm_cleanup() {
+	local p
+	# guest-run ends its QEMU on TERM
+	for p in "${QPIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
+	sleep 1
+	for p in "${!QPIDS[@]}"; do kill -KILL $(qemu_pid "$p") 2>/dev/null; done
+	[ -n "$QSD_PID" ] && kill "$QSD_PID" 2>/dev/null
+	cleanup
+}
+trap gm_cleanup EXIT
+
+# ---- the backend: femud (NoSSD + BlackBox) or qemu-storage-daemon (two exports per disk)
+if [ "$BACKEND" = femud ]; then
+	start_femud "path=$T/nossd.sock,queues=1,devsz_mb=16" \
+		"path=$T/bb.sock,queues=1,femu_mode=1,nchs=2,luns_per_ch=2,blks_per_pl=16,pgs_per_blk=64,op_pcent=25"
+	socks() { echo "$T/nossd.sock $T/bb.sock"; }
+elif [ "$BACKEND" = qsd ]; then
+	command -v qemu-storage-daemon >/dev/null || fail "no qemu-storage-daemon"
+	truncate -s 16M "$T/d1.img"
+	truncate -s 12M "$T/d2.img"
+	qa=()
+	for d in 1 2; do
+		qa+=(--blockdev "driver=file,node-name=d$d,filename=$T/d$d.img,cache.direct=on")
+		for x in a b; do
+			qa+=(--export "type=vhost-user-blk,id=e$d$x,node-name=d$d,addr.type=unix,addr.path=$T/q$d$x.sock,writable=on,num-queues=1")
+		done
+	done
+	qemu-storage-daemon "${qa[@]}" >"$T/qsd.log" 2>&1 &
+	QSD_PID=$!
+	for _ in $(seq 1 100); do [ -S "$T/q2b.sock" ] && break; sleep 0.1; done
+	[ -S "$T/q2b.sock" ] || fail "qemu-storage-daemon did not start: $(cat "$T/qsd.log")"
+	# an export serves one frontend: QEMU k uses export a or b
+	socks() { if [ $(($1 % 2)) = 0 ]; then echo "$T/q1a.sock $T/q2a.sock"; else echo "$T/q1b.sock $T/q2b.sock"; fi; }
+else
+	fail "--backend femud or qsd, not $BACKEND"
+fi
+
+# The guest: rounds until the host writes to port org.femud.in.  Progress
+# lines go to port org.femud.progress (a file per QEMU); the result to stdout.
+JOB='inp=; prog=
+for p in /sys/class/virtio-ports/*; do
+	case $(cat $p/name) in org.femud.in) inp=/dev/${p##*/} ;; org.femud.progress) prog=/dev/${p##*/} ;; esac
+done
+[ -n "$inp" ] && [ -n "$prog" ] || { echo "no control ports"; exit 3; }
+(cat "$inp" >/tmp/stop) &
+# fio_on DEV SEED MODE [AREA]: one pass over the test area (MODE: write or verify)
+fio_on() {
+	extra=; [ "$3" = verify ] && extra=--verify_only
+	fio --name=m --filename=/dev/$1 --rw=randwrite --bs=4k --iodepth=8 --ioengine=io_uring \
+		--direct=1 --verify=crc32c --verify_fatal=1 --randseed=$2 $extra ${4:-} \
+		--output=/tmp/fio-$1-$2-$3 >/dev/null 2>&1 || { echo "FIO-FAIL $1 seed $2 $3"; grep -i -m 5 "verify\|err\|bad" /tmp/fio-$1-$2-$3; return 1; }
+}
+# vda: rounds on its first half; its second half is written once and read-verified
+# over and over until the end, so that reads (femud writing guest memory) are in
+# flight at every switch-over
+fio_on vda 999 write "--offset=8m --size=8m" || { echo "round 0 FAILED" >"$prog"; exit 1; }
+(n=0; while [ ! -s /tmp/stop ]; do n=$((n + 1))
+	fio_on vda 999 verify "--offset=8m --size=8m" >/tmp/reader.log || { echo "reader FAILED after $n passes" >"$prog"; cat /tmp/reader.log >"$prog"; exit 1; }
+done; echo "reader passes=$n" >/tmp/reader.done) &
+reader=$!
+r=0; last=0
+while :; do
+	[ -s /tmp/stop ] && last=$((last + 1))
+	[ $last -gt 1 ] && break
+	r=$((r + 1))
+	pids=
+	for d in vda vdb; do
+		a=; [ $d = vda ] && a="--size=8m"
+		( ( [ $r = 1 ] || fio_on $d $((r - 1)) verify "$a" ) && fio_on $d $r write "$a" ) &
+		pids="$pids $!"
+	done
+	rc=0; for p in $pids; do wait $p || rc=1; done
+	if [ $rc != 0 ]; then echo "round $r FAILED" >"$prog"; echo "round $r FAILED"; exit 1; fi
+	echo "round $r ok $(cut -d" " -f1 /proc/uptime)" >"$prog"
+done
+wait $reader || { echo "reader FAILED"; cat /tmp/reader.log; exit 1; }
+echo "verified rounds=$r $(cat /tmp/reader.done)"'
+
+# start_qemu K [--incoming URI]: QEMU number K in the background (guest-run;
+# QMP at $T/qmpK, progress in $T/progK, stdin fifo $T/inK), pid in QPIDS[K]
+start_qemu() {
+	local k=$1 s a=()
+	shift
+	for s in $(socks "$k"); do a+=(-s "$s"); done
+	mkfifo "$T/in$k.in" "$T/in$k.out"
+	: >"$T/prog$k"
+	"$GUEST_RUN" --qemu "$GUEST_QEMU" --pin 1 -t 600 --quiet -a tcg --tcg-thread single -m 512M \
+		"${a[@]}" --qmp "$T/qmp$k" "$@" \
+		--qemu-arg -chardev --qemu-arg "pipe,id=gmin,path=$T/in$k" \
+		--qemu-arg -device --qemu-arg "virtserialport,bus=glser.0,chardev=gmin,name=org.femud.in" \
+		--qemu-arg -chardev --qemu-arg "file,id=gmprog,path=$T/prog$k" \
+		--qemu-arg -device --qemu-arg "virtserialport,bus=glser.0,chardev=gmprog,name=org.femud.progress" \
+		--cmd "$JOB" >"$T/out$k" 2>"$T/err$k" &
+	QPIDS[k]=$!
+}
+
+# rounds K: rounds reported ok by QEMU K so far
+rounds() { grep -c " ok " "$T/prog$1"; }
+# wait_round K N WHAT: QEMU K reports round N+1 or later (one more than N passed there)
+wait_round() {
+	local n end=$((SECONDS + GM_ROUND_WAIT))
+	while [ "$SECONDS" -lt "$end" ]; do
+		grep -q FAILED "$T/prog$1" && fail "$3: $(cat "$T/prog$1")"
+		n=$(grep -c " ok " "$T/prog$1")
+		[ "$n" -gt "$2" ] && return 0
+		kill -0 "${QPIDS[$1]}" 2>/dev/null || fail "$3: QEMU $1 ended: $(tail -5 "$T/err$1"; cat "$T/out$1")"
+		sleep 0.1
+	done
+	[ -n "$QSD_PID" ] && echo "qemu-storage-daemon said: $(tail -3 "$T/qsd.log")" >&2
+	fail "$3: no round passed on QEMU $1 in $GM_ROUND_WAIT s"
+}
+qmp() { "$SRCDIR/test/guest/guest-qmp" "$@"; }
+
+start_qemu 0
+wait_round 0 0 "first round on the source"
+echo "source: $(tail -1 "$T/prog0")"
+cur=0
+for i in $(seq 1 "$GM_MIGRATIONS"); do
+	nxt=$i
+	start_qemu "$nxt" --incoming "unix:$T/mig$nxt"
+	qmp "$T/qmp$nxt" wait-status inmigrate 60 || fail "destination $nxt did not come up"
+	out=$(qmp "$T/qmp$cur" migrate "unix:$T/mig$nxt" 300) || fail "migration $i: $out"
+	echo "migration $i ($cur -> $nxt): $out"
+	qmp "$T/qmp$cur" quit
+	wait "${QPIDS[cur]}" 2>/dev/null
+	[ "$BACKEND" = qsd ] || [ "$(qmp "$T/qmp$nxt" status)" = running ] || fail "destination $nxt not running"
+	[ "$BACKEND" = femud ] && ! grep -q "dirty logging" "$FEMUD_LOG" && fail "no queue logged dirty pages"
+	# the destination goes on: one round more than it came with, verified there
+	wait_round "$nxt" 0 "after migration $i"
+	echo "destination $nxt: $(tail -1 "$T/prog$nxt")"
+	cur=$nxt
+done
+
+# a migration that fails half-way: the destination dies while RAM is sent
+bad=$((GM_MIGRATIONS + 1))
+start_qemu "$bad" --incoming "unix:$T/mig$bad"
+qmp "$T/qmp$bad" wait-status inmigrate 60 || fail "destination $bad did not come up"
+qp=$(qemu_pid "$bad")
+[ -n "$qp" ] || fail "no QEMU process for destination $bad"
+qmp "$T/qmp$cur" migrate "unix:$T/mig$bad" 120 "$qp" 60 >"$T/badmig" 2>&1
+echo "killed destination: $(cat "$T/badmig")"
+grep -q "migrate: failed" "$T/badmig" || fail "the migration did not fail with its destination killed half-way"
+qmp "$T/qmp$cur" wait-status running 30 || fail "the source did not keep running"
+n=$(rounds "$cur")
+wait_round "$cur" "$n" "source after the failed migration"
+echo "source after the failed migration: $(tail -1 "$T/prog$cur")"
+
+# stop the guest (it ends after one more round) and read its verdict
+echo stop >"$T/in$cur.in"
+wait "${QPIDS[cur]}"
+rc=$?
+cat "$T/out$cur"
+[ "$rc" = 0 ] || fail "guest failed on QEMU $cur (status $rc): $(tail -5 "$T/err$cur"; cat "$T/prog$cur")"
+grep -q "verified rounds=" "$T/out$cur" || fail "no verdict from the guest"
+if [ "$BACKEND" = femud ]; then
+	stop_femud
+	no_broken_queues
+	grep -E "started, size" "$FEMUD_LOG" | tail -8
+fi
+echo PASS
