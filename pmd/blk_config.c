@@ -25,7 +25,8 @@ _Static_assert(offsetof(struct virtio_blk_config, write_zeroes_may_unmap) == 56,
 
 uint64_t pmd_blk_features(bool readonly)
 {
-	uint64_t f = VIRTIO_BLK_WIRE_FEATURES | (1ULL << VIRTIO_RING_F_EVENT_IDX);
+	uint64_t f = VIRTIO_BLK_WIRE_FEATURES | (1ULL << VIRTIO_RING_F_EVENT_IDX) |
+		     (1ULL << VIRTIO_F_RING_PACKED);
 
 	if (readonly)
 		f |= 1ULL << VIRTIO_BLK_F_RO;

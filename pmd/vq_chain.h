@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * vq_chain.h - split-virtqueue descriptor chain walker and validator for
- * virtio-blk requests.
+ * vq_chain.h - virtqueue descriptor chain walker and validator for
+ * virtio-blk requests: split chains (a descriptor table linked by next) and
+ * packed chains (consecutive ring descriptors, or one indirect table).
  *
  * Owns: walking one chain (direct or indirect), translating every guest
  * buffer through the guest memory map with its length (a buffer spanning
@@ -185,6 +186,59 @@ pmd_chain_parse(struct rte_vhost_memory *mem, const struct pmd_chain_ring *ring,
 	if (pmd_chain_parse_fast3(mem, ring, head, c))
 		return PMD_CHAIN_OK;
 	return pmd_chain_parse_walk(mem, ring, head, c);
+}
+
+/*
+ * A packed virtqueue's descriptor ring as the packed walker needs it
+ * (virtio 1.2, 2.8).  check_wrap: every descriptor after the first must
+ * carry the avail/used flags of the wrap counter of its position (a chain
+ * the driver made available whole); off for a copy outside the ring (the
+ * inflight region's), whose flags are not the ring's.
+ */
+struct pmd_chain_pring {
+	const struct vring_packed_desc *desc; /* host address of the descriptor ring */
+	uint16_t size;			      /* queue size, entries */
+	bool indirect_ok;		      /* VIRTIO_RING_F_INDIRECT_DESC negotiated */
+	bool check_wrap;
+};
+
+/* Descriptor flags of a packed ring (virtio 1.2, 2.8.1), as masks. */
+#define PMD_PACKED_F_AVAIL (1u << VRING_PACKED_DESC_F_AVAIL)
+#define PMD_PACKED_F_USED (1u << VRING_PACKED_DESC_F_USED)
+
+/* Is a descriptor with these flags available to the device under wrap counter wrap? */
+static inline bool pmd_packed_desc_avail(uint16_t flags, bool wrap)
+{
+	return !!(flags & PMD_PACKED_F_AVAIL) == wrap && !!(flags & PMD_PACKED_F_USED) != wrap;
+}
+
+/*
+ * Walk the packed chain whose first descriptor is at ring position pos
+ * (the caller saw it available under wrap counter wrap): the descriptors
+ * that follow it in the ring while NEXT is set (the wrap counter flips at
+ * the ring's end), or the one indirect table it names.  The same rules and
+ * results as pmd_chain_parse_walk(), plus: no chain longer than the ring,
+ * INDIRECT only on a chain's single descriptor and never in its table, the
+ * buffer id (the chain's last descriptor's, virtio 1.2 2.8.6) below the
+ * queue size, and with check_wrap every later descriptor available under
+ * its position's wrap counter.  On OK and IOERR *id is the buffer id and
+ * *nring the ring descriptors the chain occupies (its used entry skips
+ * them); c->ndesc counts the descriptors walked, table entries included.
+ */
+enum pmd_chain_result pmd_chain_parse_packed(struct rte_vhost_memory *mem,
+					     const struct pmd_chain_pring *ring, uint16_t pos,
+					     bool wrap, struct pmd_chain *c, uint16_t *id,
+					     uint16_t *nring);
+
+/* Read packed descriptor i of tbl once (pmd_chain_desc_read()'s rules). */
+static inline __attribute__((always_inline)) struct vring_packed_desc
+pmd_chain_pdesc_read(const struct vring_packed_desc *tbl, uint32_t i)
+{
+	struct vring_packed_desc d;
+
+	memcpy(&d, (const uint8_t *)tbl + (size_t)i * sizeof(d), sizeof(d));
+	rte_compiler_barrier();
+	return d;
 }
 
 /* What pmd_chain_peek() learns about a chain without validating it. */

@@ -325,30 +325,37 @@ Test(vq_guard, inflight_message_checked)
 	msg.payload.inflight.mmap_size = 2 * 2112;
 	msg.payload.inflight.num_queues = 2;
 	msg.payload.inflight.queue_size = 128;
-	cr_assert_null(pmd_guard_inflight_msg(&msg, fd, 2, buf, sizeof(buf)));
+	cr_assert_null(pmd_guard_inflight_msg(&msg, fd, 2, false, buf, sizeof(buf)));
+	/* a packed ring's entries are twice as large: the same region holds half the queue */
+	cr_assert_eq(pmd_inflight_packed_queue_bytes(128), 4160);
+	cr_assert_not_null(pmd_guard_inflight_msg(&msg, fd, 2, true, buf, sizeof(buf)));
+	cr_assert(strstr(buf, "need 8320"), "%s", buf);
+	msg.payload.inflight.queue_size = 64;
+	cr_assert_null(pmd_guard_inflight_msg(&msg, fd, 2, true, buf, sizeof(buf)));
+	msg.payload.inflight.queue_size = 128;
 	/* more queues than the device has */
-	cr_assert_not_null(pmd_guard_inflight_msg(&msg, fd, 1, buf, sizeof(buf)));
+	cr_assert_not_null(pmd_guard_inflight_msg(&msg, fd, 1, false, buf, sizeof(buf)));
 	cr_assert(strstr(buf, "2 queues, the device has 1"), "%s", buf);
 	/* the region cannot hold the queues it names */
 	msg.payload.inflight.queue_size = 256;
-	cr_assert_not_null(pmd_guard_inflight_msg(&msg, fd, 2, buf, sizeof(buf)));
+	cr_assert_not_null(pmd_guard_inflight_msg(&msg, fd, 2, false, buf, sizeof(buf)));
 	cr_assert(strstr(buf, "need 8320"), "%s", buf);
 	msg.payload.inflight.queue_size = 100;
-	cr_assert_not_null(pmd_guard_inflight_msg(&msg, fd, 2, buf, sizeof(buf)));
+	cr_assert_not_null(pmd_guard_inflight_msg(&msg, fd, 2, false, buf, sizeof(buf)));
 	/* the file is shorter than the region */
 	msg.payload.inflight.queue_size = 128;
 	msg.payload.inflight.mmap_offset = 64;
-	cr_assert_not_null(pmd_guard_inflight_msg(&msg, fd, 2, buf, sizeof(buf)));
+	cr_assert_not_null(pmd_guard_inflight_msg(&msg, fd, 2, false, buf, sizeof(buf)));
 	cr_assert(strstr(buf, "inflight region: file has 4224 bytes"), "%s", buf);
-	cr_assert_not_null(pmd_guard_inflight_msg(&msg, -1, 2, buf, sizeof(buf)));
+	cr_assert_not_null(pmd_guard_inflight_msg(&msg, -1, 2, false, buf, sizeof(buf)));
 	/* GET: no file yet, sizes only */
 	msg.request = VHU_GET_INFLIGHT_FD;
-	cr_assert_null(pmd_guard_inflight_msg(&msg, -1, 2, buf, sizeof(buf)));
+	cr_assert_null(pmd_guard_inflight_msg(&msg, -1, 2, false, buf, sizeof(buf)));
 	msg.payload.inflight.num_queues = 0;
-	cr_assert_not_null(pmd_guard_inflight_msg(&msg, -1, 2, buf, sizeof(buf)));
+	cr_assert_not_null(pmd_guard_inflight_msg(&msg, -1, 2, false, buf, sizeof(buf)));
 	/* a wrong payload size is rte_vhost's to refuse */
 	msg.size = 8;
-	cr_assert_null(pmd_guard_inflight_msg(&msg, -1, 2, buf, sizeof(buf)));
+	cr_assert_null(pmd_guard_inflight_msg(&msg, -1, 2, false, buf, sizeof(buf)));
 	close(fd);
 }
 

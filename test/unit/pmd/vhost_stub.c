@@ -220,6 +220,31 @@ int rte_vhost_clr_inflight_desc_split(int vid, uint16_t qid, uint16_t last_used_
 	return inflight_record('c', idx);
 }
 
+/* Packed: the entry handed out is the chain's first ring position. */
+int rte_vhost_set_inflight_desc_packed(int vid, uint16_t qid, uint16_t head, uint16_t last,
+				       uint16_t *entry)
+{
+	(void)last;
+	*entry = head;
+	return inflight_record('S', head);
+}
+
+int rte_vhost_set_last_inflight_io_packed(int vid, uint16_t qid, uint16_t head)
+{
+	return inflight_record('L', head);
+}
+
+int rte_vhost_clr_inflight_desc_packed(int vid, uint16_t qid, uint16_t head)
+{
+	return inflight_record('C', head);
+}
+
+int rte_vhost_get_vring_base_from_inflight(int vid, uint16_t qid, uint16_t *last_avail,
+					   uint16_t *last_used)
+{
+	return rte_vhost_get_vring_base(vid, qid, last_avail, last_used);
+}
+
 /* ---- fake pollers ---- */
 
 unsigned pmd_poller_count(void)
