@@ -504,13 +504,12 @@ static void queue_start(struct pmd_conn *c, uint16_t qid)
 	}
 	q->name = dev->path;
 	kicks_drain(q->kickfd); /* count from the start of this queue */
-	PMD_LOG(
-	    INFO,
-	    "%s queue %u: started, %s ring, size %u, avail %u, used %u, event_idx %d, call %s%s, "
-	    "connection %d",
-	    dev->path, qid, s.packed ? "packed" : "split", s.size, s.last_avail, s.last_used,
-	    s.event_idx, s.callfd >= 0 ? "on" : "off (poll queue)",
-	    s.inflight ? ", inflight tracked" : "", c->vid);
+	PMD_LOG(INFO,
+		"%s queue %u: started, size %u, avail %u, used %u, event_idx %d, %s ring, "
+		"call %s%s, connection %d",
+		dev->path, qid, s.size, s.last_avail, s.last_used, s.event_idx,
+		s.packed ? "packed" : "split", s.callfd >= 0 ? "on" : "off (poll queue)",
+		s.inflight ? ", inflight tracked" : "", c->vid);
 	c->ring[qid] = id;
 	c->vq[qid] = q;
 	c->mem[qid] = mem;
