@@ -535,3 +535,26 @@ Test(vq_guard, socket_reads_bounded, .timeout = 10)
 	close(sv[0]);
 	close(sv[1]);
 }
+
+/*
+ * A packed ring: the descriptor ring (16 * size bytes, 16-aligned) and the
+ * two 4-byte event suppression areas (4-aligned) each inside one region.
+ */
+Test(vq_guard, packed_ring_layout_checked)
+{
+	struct pmd_ring_layout r = {.size = QS, .event_idx = true, .packed = true};
+
+	r.desc = base;
+	r.avail = base + 16 * QS;
+	r.used = base + 16 * QS + 4;
+	cr_assert_null(pmd_guard_rings(mem, &r));
+	r.used = base + 16 * QS + 2;
+	cr_assert(strstr(pmd_guard_rings(mem, &r), "packed ring not aligned"));
+	r.used = base + RSZ - 4;
+	cr_assert_null(pmd_guard_rings(mem, &r), "an event area in the region's last 4 bytes");
+	r.avail = base + RSZ;
+	cr_assert(strstr(pmd_guard_rings(mem, &r), "driver event area"));
+	r.avail = base + 16 * QS;
+	r.desc = base + RSZ - 16 * QS + 16;
+	cr_assert(strstr(pmd_guard_rings(mem, &r), "descriptor ring"));
+}
