@@ -293,8 +293,9 @@ void pmd_vq_notify_suppress(struct pmd_vq *q);
  * Where q stands, read from another thread while its poller runs (atomic
  * loads of poller-owned fields: a consistent value each, not a consistent
  * set; the used index before the avail index, so their difference never
- * reads below zero): the next avail and used ring indexes and the requests
- * taken and not completed (pending completions plus replays not yet taken).
+ * reads below zero): the next avail and used ring indexes (packed: ring
+ * positions, without their wrap counters) and the requests taken and not
+ * completed (pending completions plus replays not yet taken).
  */
 void pmd_vq_position(const struct pmd_vq *q, uint16_t *avail_next, uint16_t *used_next,
 		     uint32_t *pending);

@@ -271,10 +271,10 @@ static const char *packed_indirect(struct chain_walk *w, const struct pmd_chain_
 	return NULL;
 }
 
-enum pmd_chain_result pmd_chain_parse_packed(struct rte_vhost_memory *mem,
-					     const struct pmd_chain_pring *ring, uint16_t pos,
-					     bool wrap, struct pmd_chain *c, uint16_t *id,
-					     uint16_t *nring)
+enum pmd_chain_result pmd_chain_parse_packed_walk(struct rte_vhost_memory *mem,
+						  const struct pmd_chain_pring *ring, uint16_t pos,
+						  bool wrap, struct pmd_chain *c, uint16_t *id,
+						  uint16_t *nring)
 {
 	struct chain_walk w = {.mem = mem, .c = c};
 	struct vring_packed_desc d;
@@ -303,10 +303,7 @@ enum pmd_chain_result pmd_chain_parse_packed(struct rte_vhost_memory *mem,
 		c->ndesc = (uint16_t)walked;
 		if (!(d.flags & VRING_DESC_F_NEXT))
 			break;
-		if (++pos == ring->size) {
-			pos = 0;
-			wrap = !wrap;
-		}
+		pos = pmd_packed_next(pos, &wrap, ring->size);
 	}
 	if (d.id >= ring->size)
 		return chain_broken(c, "buffer id outside the queue");

@@ -118,6 +118,44 @@ static inline __attribute__((always_inline)) uint8_t *pmd_chain_xlate(struct rte
 }
 
 /*
+ * The common chain's request from its three buffers (a 16-byte header at
+ * hdr_gpa, dlen data bytes at data_gpa, device-writable or not, the status
+ * byte at st_gpa): false when one is not inside one guest memory region.
+ */
+static inline __attribute__((always_inline)) bool
+pmd_chain_fill3(struct rte_vhost_memory *mem, struct pmd_chain *c, uint64_t hdr_gpa,
+		uint64_t data_gpa, uint32_t dlen, bool writable, uint64_t st_gpa)
+{
+	uint8_t *hdr = pmd_chain_xlate(mem, hdr_gpa, PMD_BLK_HDR_SIZE);
+	uint8_t *data = pmd_chain_xlate(mem, data_gpa, dlen);
+	uint8_t *status = pmd_chain_xlate(mem, st_gpa, 1);
+
+	if (hdr == NULL || data == NULL || status == NULL)
+		return false;
+	memcpy(&c->hdr, hdr, sizeof(c->hdr));
+	c->hdr_at = hdr;
+	c->status = status;
+	c->iov[0].base = data;
+	c->iov[0].len = dlen;
+	if (writable) {
+		c->rd_len = 0;
+		c->nrd = 0;
+		c->wr_len = dlen;
+		c->nwr = 1;
+	} else {
+		c->rd_len = dlen;
+		c->nrd = 1;
+		c->wr_len = 0;
+		c->nwr = 0;
+	}
+	c->ndesc = 3;
+	c->nempty = 0;
+	c->why = NULL;
+	c->fm_flags = 0;
+	return true;
+}
+
+/*
  * The common chain in one pass: three direct descriptors, a readable
  * 16-byte header, one data buffer (readable for a write, writable for a
  * read) and a writable 1-byte status, each inside one guest memory region.
@@ -130,7 +168,6 @@ pmd_chain_parse_fast3(struct rte_vhost_memory *mem, const struct pmd_chain_ring 
 		      uint16_t head, struct pmd_chain *c)
 {
 	struct vring_desc h, d, s;
-	uint8_t *hdr, *data, *status;
 
 	if (head >= ring->size || ring->size < 3)
 		return false;
@@ -144,32 +181,7 @@ pmd_chain_parse_fast3(struct rte_vhost_memory *mem, const struct pmd_chain_ring 
 	s = pmd_chain_desc_read(ring->desc, d.next);
 	if (s.flags != VRING_DESC_F_WRITE || s.len != 1)
 		return false;
-	hdr = pmd_chain_xlate(mem, h.addr, h.len);
-	data = pmd_chain_xlate(mem, d.addr, d.len);
-	status = pmd_chain_xlate(mem, s.addr, 1);
-	if (hdr == NULL || data == NULL || status == NULL)
-		return false;
-	memcpy(&c->hdr, hdr, sizeof(c->hdr));
-	c->hdr_at = hdr;
-	c->status = status;
-	c->iov[0].base = data;
-	c->iov[0].len = d.len;
-	if (d.flags & VRING_DESC_F_WRITE) {
-		c->rd_len = 0;
-		c->nrd = 0;
-		c->wr_len = d.len;
-		c->nwr = 1;
-	} else {
-		c->rd_len = d.len;
-		c->nrd = 1;
-		c->wr_len = 0;
-		c->nwr = 0;
-	}
-	c->ndesc = 3;
-	c->nempty = 0;
-	c->why = NULL;
-	c->fm_flags = 0;
-	return true;
+	return pmd_chain_fill3(mem, c, h.addr, d.addr, d.len, d.flags & VRING_DESC_F_WRITE, s.addr);
 }
 
 /*
@@ -213,7 +225,8 @@ static inline bool pmd_packed_desc_avail(uint16_t flags, bool wrap)
 }
 
 /*
- * Walk the packed chain whose first descriptor is at ring position pos
+ * pmd_chain_parse_packed() without its fast path: walk the packed chain
+ * whose first descriptor is at ring position pos
  * (the caller saw it available under wrap counter wrap): the descriptors
  * that follow it in the ring while NEXT is set (the wrap counter flips at
  * the ring's end), or the one indirect table it names.  The same rules and
@@ -225,10 +238,10 @@ static inline bool pmd_packed_desc_avail(uint16_t flags, bool wrap)
  * *nring the ring descriptors the chain occupies (its used entry skips
  * them); c->ndesc counts the descriptors walked, table entries included.
  */
-enum pmd_chain_result pmd_chain_parse_packed(struct rte_vhost_memory *mem,
-					     const struct pmd_chain_pring *ring, uint16_t pos,
-					     bool wrap, struct pmd_chain *c, uint16_t *id,
-					     uint16_t *nring);
+enum pmd_chain_result pmd_chain_parse_packed_walk(struct rte_vhost_memory *mem,
+						  const struct pmd_chain_pring *ring, uint16_t pos,
+						  bool wrap, struct pmd_chain *c, uint16_t *id,
+						  uint16_t *nring);
 
 /* Read packed descriptor i of tbl once (pmd_chain_desc_read()'s rules). */
 static inline __attribute__((always_inline)) struct vring_packed_desc
@@ -239,6 +252,66 @@ pmd_chain_pdesc_read(const struct vring_packed_desc *tbl, uint32_t i)
 	memcpy(&d, (const uint8_t *)tbl + (size_t)i * sizeof(d), sizeof(d));
 	rte_compiler_barrier();
 	return d;
+}
+
+/* The ring position after pos, flipping *wrap at the ring's end. */
+static inline uint16_t pmd_packed_next(uint16_t pos, bool *wrap, uint16_t size)
+{
+	if (++pos == size) {
+		*wrap = !*wrap;
+		return 0;
+	}
+	return pos;
+}
+
+/*
+ * The common packed chain in one pass: three ring descriptors, a readable
+ * 16-byte header, one data buffer and a writable 1-byte status that carries
+ * the buffer id, each inside one guest memory region (later ones available
+ * under their position's wrap counter with check_wrap).  Fills c, *id and
+ * *nring as pmd_chain_parse_packed_walk() would; false for any other chain,
+ * which the walk then judges by every rule.
+ */
+static inline __attribute__((always_inline)) bool
+pmd_chain_parse_packed_fast3(struct rte_vhost_memory *mem, const struct pmd_chain_pring *ring,
+			     uint16_t pos, bool wrap, struct pmd_chain *c, uint16_t *id,
+			     uint16_t *nring)
+{
+	const uint16_t ring_bits = PMD_PACKED_F_AVAIL | PMD_PACKED_F_USED;
+	struct vring_packed_desc h, d, s;
+	uint16_t p1, p2;
+	bool w = wrap;
+
+	if (pos >= ring->size || ring->size < 3)
+		return false;
+	h = pmd_chain_pdesc_read(ring->desc, pos);
+	if ((h.flags & ~ring_bits) != VRING_DESC_F_NEXT || h.len != PMD_BLK_HDR_SIZE)
+		return false;
+	p1 = pmd_packed_next(pos, &w, ring->size);
+	d = pmd_chain_pdesc_read(ring->desc, p1);
+	if ((d.flags & ~(ring_bits | VRING_DESC_F_WRITE)) != VRING_DESC_F_NEXT || d.len == 0 ||
+	    (ring->check_wrap && !pmd_packed_desc_avail(d.flags, w)))
+		return false;
+	p2 = pmd_packed_next(p1, &w, ring->size);
+	s = pmd_chain_pdesc_read(ring->desc, p2);
+	if ((s.flags & ~ring_bits) != VRING_DESC_F_WRITE || s.len != 1 || s.id >= ring->size ||
+	    (ring->check_wrap && !pmd_packed_desc_avail(s.flags, w)))
+		return false;
+	if (!pmd_chain_fill3(mem, c, h.addr, d.addr, d.len, d.flags & VRING_DESC_F_WRITE, s.addr))
+		return false;
+	*id = s.id;
+	*nring = 3;
+	return true;
+}
+
+/* The packed chain at pos: the fast path, else the walk (always inlined, as pmd_chain_parse()). */
+static inline __attribute__((always_inline)) enum pmd_chain_result
+pmd_chain_parse_packed(struct rte_vhost_memory *mem, const struct pmd_chain_pring *ring,
+		       uint16_t pos, bool wrap, struct pmd_chain *c, uint16_t *id, uint16_t *nring)
+{
+	if (pmd_chain_parse_packed_fast3(mem, ring, pos, wrap, c, id, nring))
+		return PMD_CHAIN_OK;
+	return pmd_chain_parse_packed_walk(mem, ring, pos, wrap, c, id, nring);
 }
 
 /* What pmd_chain_peek() learns about a chain without validating it. */

@@ -63,24 +63,29 @@ static void check_chain(const struct pmd_chain *c, enum pmd_chain_result res)
 		 (unsigned long long)rd, (unsigned long long)wr);
 }
 
-/* The fast path of pmd_chain_parse() must describe a chain as the general walk does. */
+/* A fast path must describe a chain as the general walk (w, rw) does. */
+static void check_same_chain(const struct pmd_chain *c, enum pmd_chain_result res,
+			     const struct pmd_chain *w, enum pmd_chain_result rw)
+{
+	FZ_CHECK(rw == res, "parse %d, walk %d", res, rw);
+	FZ_CHECK(c->status == w->status, "status byte differs from the walk's");
+	if (res != PMD_CHAIN_OK)
+		return;
+	FZ_CHECK(memcmp(&c->hdr, &w->hdr, sizeof(w->hdr)) == 0, "header differs from the walk's");
+	FZ_CHECK(c->rd_len == w->rd_len && c->wr_len == w->wr_len && c->nrd == w->nrd &&
+		     c->nwr == w->nwr && c->ndesc == w->ndesc && c->nempty == w->nempty,
+		 "lengths or counts differ from the walk's");
+	for (uint32_t i = 0; i < c->nrd + c->nwr; i++)
+		FZ_CHECK(c->iov[i].base == w->iov[i].base && c->iov[i].len == w->iov[i].len,
+			 "segment %u differs from the walk's", i);
+}
+
 static void check_same_as_walk(const struct pmd_chain_ring *ring, uint16_t head,
 			       const struct pmd_chain *c, enum pmd_chain_result res)
 {
 	static struct pmd_chain w;
-	enum pmd_chain_result rw = pmd_chain_parse_walk(g.mem, ring, head, &w);
 
-	FZ_CHECK(rw == res, "parse %d, walk %d", res, rw);
-	FZ_CHECK(c->status == w.status, "status byte differs from the walk's");
-	if (res != PMD_CHAIN_OK)
-		return;
-	FZ_CHECK(memcmp(&c->hdr, &w.hdr, sizeof(w.hdr)) == 0, "header differs from the walk's");
-	FZ_CHECK(c->rd_len == w.rd_len && c->wr_len == w.wr_len && c->nrd == w.nrd &&
-		     c->nwr == w.nwr && c->ndesc == w.ndesc && c->nempty == w.nempty,
-		 "lengths or counts differ from the walk's");
-	for (uint32_t i = 0; i < c->nrd + c->nwr; i++)
-		FZ_CHECK(c->iov[i].base == w.iov[i].base && c->iov[i].len == w.iov[i].len,
-			 "segment %u differs from the walk's", i);
+	check_same_chain(c, res, &w, pmd_chain_parse_walk(g.mem, ring, head, &w));
 }
 
 /* The request layer on a chain the walker accepted; flags as the input's. */
@@ -110,11 +115,18 @@ static enum pmd_chain_result packed_parse(uint16_t size, uint16_t head, bool ind
 					     .size = size,
 					     .indirect_ok = indirect,
 					     .check_wrap = true};
-	uint16_t id = 0xffff, nring = 0;
+	static struct pmd_chain w;
+	uint16_t id = 0xffff, nring = 0, wid = 0xffff, wnring = 0;
 	enum pmd_chain_result res =
 	    pmd_chain_parse_packed(g.mem, &ring, head & 0x7fff, head >> 15, c, &id, &nring);
+	enum pmd_chain_result rw =
+	    pmd_chain_parse_packed_walk(g.mem, &ring, head & 0x7fff, head >> 15, &w, &wid, &wnring);
 
 	check_chain(c, res);
+	check_same_chain(c, res, &w, rw);
+	if (res != PMD_CHAIN_BROKEN)
+		FZ_CHECK(id == wid && nring == wnring, "id %u / %u ring descriptors, walk %u / %u",
+			 id, nring, wid, wnring);
 	if (res != PMD_CHAIN_BROKEN) {
 		FZ_CHECK(id < size, "buffer id %u of a queue of %u", id, size);
 		FZ_CHECK(nring >= 1 && nring <= size, "%u ring descriptors in a queue of %u", nring,

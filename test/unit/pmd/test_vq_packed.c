@@ -647,3 +647,39 @@ Test(vqp, inflight_replay_from_region)
 	cr_assert(q->broken);
 	free(in);
 }
+
+/* The fast path describes the common chain (across the ring's end) as the walk does. */
+Test(vqp, fast_path_matches_the_walk)
+{
+	const struct pmd_chain_pring pr = {
+	    .desc = ring, .size = QSZ, .indirect_ok = true, .check_wrap = true};
+	static struct pmd_chain f, w;
+	struct vring_packed_desc d[3];
+	uint16_t fid = 0, fn = 0, wid = 0, wn = 0;
+
+	drv.avail = QSZ - 1;
+	req_descs(d, 7, VIRTIO_BLK_T_OUT, 8, FG_REQ_DATA(7), 2048);
+	post_descs(d, 3, 7);
+	cr_assert(pmd_chain_parse_packed_fast3(g.mem, &pr, QSZ - 1, true, &f, &fid, &fn));
+	cr_assert_eq(pmd_chain_parse_packed_walk(g.mem, &pr, QSZ - 1, true, &w, &wid, &wn),
+		     PMD_CHAIN_OK);
+	cr_assert_eq(fid, 7);
+	cr_assert_eq(wid, 7);
+	cr_assert_eq(fn, 3);
+	cr_assert_eq(wn, 3);
+	cr_assert_eq(f.status, w.status);
+	cr_assert_eq(f.hdr_at, w.hdr_at);
+	cr_assert_eq(memcmp(&f.hdr, &w.hdr, sizeof(f.hdr)), 0);
+	cr_assert_eq(f.rd_len, 2048);
+	cr_assert_eq(w.rd_len, 2048);
+	cr_assert_eq(f.nrd, w.nrd);
+	cr_assert_eq(f.nwr, w.nwr);
+	cr_assert_eq(f.ndesc, w.ndesc);
+	cr_assert_eq(f.iov[0].base, w.iov[0].base);
+	cr_assert_eq(f.iov[0].len, w.iov[0].len);
+	/* a later descriptor not available: the fast path leaves it to the walk */
+	ring[0].flags ^= PMD_PACKED_F_AVAIL;
+	cr_assert_not(pmd_chain_parse_packed_fast3(g.mem, &pr, QSZ - 1, true, &f, &fid, &fn));
+	cr_assert_eq(pmd_chain_parse_packed(g.mem, &pr, QSZ - 1, true, &f, &fid, &fn),
+		     PMD_CHAIN_BROKEN);
+}
