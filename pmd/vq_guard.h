@@ -2,8 +2,9 @@
 /*
  * vq_guard.h - what a frontend hands femud must be checked before a poller
  * touches it: the guest memory table (every region backed by its file for
- * its full length), the three rings of a split virtqueue (each inside one
- * guest memory region for its full length, aligned as virtio requires),
+ * its full length), the three rings of a split virtqueue or the descriptor
+ * ring and event areas of a packed one (each inside one guest memory region
+ * for its full length, aligned as virtio requires),
  * the vring index a vhost-user message names, and a queue's notifier fds.
  *
  * All functions are pure checks on the control path: nothing here writes
