@@ -592,13 +592,11 @@ static void vq_publish_notify(struct pmd_vq *q)
 		PMD_CTR_INC(q->st.calls_saved);
 }
 
-unsigned pmd_vq_sweep(struct pmd_vq *q, uint64_t now_ns, struct pmd_chain *scratch)
+unsigned pmd_vq_sweep_split(struct pmd_vq *q, uint64_t now_ns, struct pmd_chain *scratch)
 {
 	uint16_t used_before = q->used_idx;
 	unsigned work = 0, taken = 0;
 
-	if (unlikely(q->packed))
-		return pmd_vqp_sweep(q, now_ns, scratch);
 	if (q->nheap > 0 && q->heap[0].due_ns <= now_ns)
 		work += vq_post_due(q, now_ns);
 	if (unlikely(q->resubmit_pos < q->nresubmit) && !q->broken)

@@ -250,7 +250,17 @@ void pmd_vq_free(struct pmd_vq *q);
  * Returns the number of requests taken plus completions posted.
  * scratch is a per-poller chain buffer.
  */
-unsigned pmd_vq_sweep(struct pmd_vq *q, uint64_t now_ns, struct pmd_chain *scratch);
+unsigned pmd_vq_sweep_split(struct pmd_vq *q, uint64_t now_ns, struct pmd_chain *scratch);
+unsigned pmd_vqp_sweep(struct pmd_vq *q, uint64_t now_ns, struct pmd_chain *scratch); /* packed */
+
+/* The layout is tested here, in the caller's loop: the split sweep's own code is the split ring's
+ * only. */
+static inline unsigned pmd_vq_sweep(struct pmd_vq *q, uint64_t now_ns, struct pmd_chain *scratch)
+{
+	if (unlikely(q->packed))
+		return pmd_vqp_sweep(q, now_ns, scratch);
+	return pmd_vq_sweep_split(q, now_ns, scratch);
+}
 
 /*
  * A queue starts serving (its poller has just taken it): send the driver one

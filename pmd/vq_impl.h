@@ -8,7 +8,15 @@
 #ifndef PMD_VQ_IMPL_H
 #define PMD_VQ_IMPL_H
 
+#include <rte_common.h>
+
 #include "pmd/vq.h"
+
+/*
+ * The heap and accounting functions are static, not inline: each file's
+ * compiler judges their inlining as it did when they were vq.c's own (the
+ * split sweep's code stays what it was).
+ */
 
 static inline uint16_t ld16(const volatile uint16_t *p)
 {
@@ -21,7 +29,7 @@ static inline void st16(volatile uint16_t *p, uint16_t v)
 }
 
 /* Min-heap of pending completions ordered by due_ns. */
-static inline void pmd_vq_heap_push(struct pmd_vq *q, const struct pmd_vq_pending *p)
+static __rte_unused void pmd_vq_heap_push(struct pmd_vq *q, const struct pmd_vq_pending *p)
 {
 	uint32_t i = q->nheap++;
 
@@ -36,7 +44,7 @@ static inline void pmd_vq_heap_push(struct pmd_vq *q, const struct pmd_vq_pendin
 	q->heap[i] = *p;
 }
 
-static inline struct pmd_vq_pending pmd_vq_heap_pop(struct pmd_vq *q)
+static __rte_unused struct pmd_vq_pending pmd_vq_heap_pop(struct pmd_vq *q)
 {
 	struct pmd_vq_pending top = q->heap[0];
 	struct pmd_vq_pending last = q->heap[--q->nheap];
@@ -60,7 +68,7 @@ static inline struct pmd_vq_pending pmd_vq_heap_pop(struct pmd_vq *q)
 	return top;
 }
 
-static inline void pmd_vq_account(struct pmd_vq *q, const struct pmd_blk_done *d)
+static __rte_unused void pmd_vq_account(struct pmd_vq *q, const struct pmd_blk_done *d)
 {
 	PMD_CTR_INC(q->st.requests);
 	PMD_CTR_ADD(q->st.rd_bytes, d->rd_bytes);

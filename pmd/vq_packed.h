@@ -21,7 +21,6 @@
  * ring position where the previous backend stopped taking (vq_packed.c).
  */
 void pmd_vqp_setup(struct pmd_vq *q, const struct pmd_vq_setup *s);
-unsigned pmd_vqp_sweep(struct pmd_vq *q, uint64_t now_ns, struct pmd_chain *scratch);
 void pmd_vqp_flush(struct pmd_vq *q, uint64_t now_ns, struct pmd_chain *scratch);
 bool pmd_vqp_notify_arm(struct pmd_vq *q);
 void pmd_vqp_notify_suppress(struct pmd_vq *q);
