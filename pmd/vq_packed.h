@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * vq_packed.h - serving one packed virtqueue (virtio 1.2, 2.8) on a poller:
- * the calls vq.c hands a queue with VIRTIO_F_RING_PACKED to (each tests the
- * layout once per call, never per request).  Same contracts as the pmd_vq_*
- * call of the same name (vq.h).
+ * the calls vq.c (and vq.h's pmd_vq_sweep, with pmd_vqp_sweep) hand a queue
+ * with VIRTIO_F_RING_PACKED to (each tests the layout once per call, never
+ * per request).  Same contracts as the pmd_vq_* call of the same name.
  *
  * In a packed struct pmd_vq, last_avail and used_idx are ring positions
  * (0..size-1) with the wrap counters q->pk.avail_wrap / q->pk.used_wrap;
