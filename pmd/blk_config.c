@@ -28,8 +28,8 @@ _Static_assert(offsetof(struct virtio_blk_config, write_zeroes_may_unmap) == 56,
 uint64_t pmd_blk_features(bool readonly)
 {
 	/* LOG_ALL: the frontend may log femud's writes (live migration, vq_log.h) */
-	uint64_t f =
-	    VIRTIO_BLK_WIRE_FEATURES | (1ULL << VIRTIO_RING_F_EVENT_IDX) | (1ULL << VHU_F_LOG_ALL);
+	uint64_t f = VIRTIO_BLK_WIRE_FEATURES | (1ULL << VIRTIO_RING_F_EVENT_IDX) |
+		     (1ULL << VIRTIO_F_RING_PACKED) | (1ULL << VHU_F_LOG_ALL);
 
 	if (readonly)
 		f |= 1ULL << VIRTIO_BLK_F_RO;

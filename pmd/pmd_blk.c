@@ -141,6 +141,7 @@ static unsigned queue_poller(const struct pmd_blk *dev, uint16_t qid)
  */
 static void queue_halt(struct pmd_conn *c, uint16_t qid, bool abandon)
 {
+	uint16_t la, lu;
 	struct pmd_vq *q;
 
 	if (qid >= PMD_MAX_QUEUES || c->vq[qid] == NULL)
@@ -155,7 +156,8 @@ static void queue_halt(struct pmd_conn *c, uint16_t qid, bool abandon)
 		PMD_LOG(WARNING,
 			"%s queue %u: %" PRIu64 " calls could not be sent (call fd write failed)",
 			c->dev->path, qid, PMD_CTR_READ(q->st.call_errors));
-	rte_vhost_set_vring_base(c->vid, qid, q->last_avail, q->used_idx);
+	pmd_vq_base(q, &la, &lu);
+	rte_vhost_set_vring_base(c->vid, qid, la, lu);
 	pmd_vq_stats_add(&c->dev->stats.q[qid], &q->st);
 	c->vq[qid] = NULL;
 	c->ring[qid].valid = false;
@@ -207,6 +209,16 @@ static bool queue_setup_inflight(struct pmd_conn *c, uint16_t qid, struct pmd_vq
 		return false;
 	}
 	s->inflight = true;
+	if (s->packed) {
+		uint16_t la, lu;
+
+		/* packed: the region knows where the previous backend's used position stood */
+		s->inflight_packed = ri.inflight_packed;
+		if (rte_vhost_get_vring_base_from_inflight(c->vid, qid, &la, &lu) == 0) {
+			s->last_avail = la;
+			s->last_used = lu;
+		}
+	}
 	rs = ri.resubmit_inflight;
 	if (rs == NULL || rs->resubmit_list == NULL)
 		return true;
@@ -243,7 +255,8 @@ static bool queue_rings_ok(struct pmd_conn *c, uint16_t qid, const struct pmd_vq
 					  .avail = s->avail,
 					  .used = s->used,
 					  .size = s->size,
-					  .event_idx = s->event_idx};
+					  .event_idx = s->event_idx,
+					  .packed = s->packed};
 	const char *why = pmd_guard_rings(s->mem, &r);
 
 	if (why == NULL)
@@ -315,6 +328,7 @@ static bool queue_setup(struct pmd_conn *c, uint16_t qid, struct rte_vhost_memor
 	s->event_idx = features & (1ULL << VIRTIO_RING_F_EVENT_IDX);
 	s->indirect = features & (1ULL << VIRTIO_RING_F_INDIRECT_DESC);
 	s->log = RTE_VHOST_NEED_LOG(features) != 0;
+	s->packed = features & (1ULL << VIRTIO_F_RING_PACKED);
 	s->target = &dev->target;
 	s->vid = c->vid;
 	s->qid = qid;
@@ -499,11 +513,11 @@ static void queue_start(struct pmd_conn *c, uint16_t qid)
 	q->name = dev->path;
 	kicks_drain(q->kickfd); /* count from the start of this queue */
 	PMD_LOG(INFO,
-		"%s queue %u: started, size %u, avail %u, used %u, event_idx %d, call %s%s%s, "
-		"connection %d",
+		"%s queue %u: started, size %u, avail %u, used %u, event_idx %d, %s ring, "
+		"call %s%s%s, connection %d",
 		dev->path, qid, s.size, s.last_avail, s.last_used, s.event_idx,
-		s.callfd >= 0 ? "on" : "off (poll queue)", s.inflight ? ", inflight tracked" : "",
-		s.log ? ", dirty logging" : "", c->vid);
+		s.packed ? "packed" : "split", s.callfd >= 0 ? "on" : "off (poll queue)",
+		s.inflight ? ", inflight tracked" : "", s.log ? ", dirty logging" : "", c->vid);
 	c->ring[qid] = id;
 	c->vq[qid] = q;
 	c->mem[qid] = mem;
@@ -678,8 +692,20 @@ static void mem_watch(struct pmd_conn *c, const struct rte_vhost_memory *mem)
  * only per-queue pointers into it, queue qid's qid areas past the mapping's
  * start (it skips the areas of queues it has not heard of, not their room).
  */
+/* Has c's frontend negotiated packed rings (rte_vhost lays out inflight areas by it)? */
+static bool conn_packed(const struct pmd_conn *c)
+{
+	uint64_t features = 0;
+
+	return rte_vhost_get_negotiated_features(c->vid, &features) == 0 &&
+	       (features & (1ULL << VIRTIO_F_RING_PACKED));
+}
+
 static void inflight_watch(struct pmd_conn *c)
 {
+	uint64_t qbytes = conn_packed(c) ? pmd_inflight_packed_queue_bytes(c->inflight_qsize)
+					 : pmd_inflight_queue_bytes(c->inflight_qsize);
+
 	for (uint16_t qid = 0; qid < c->dev->params.queues; qid++) {
 		struct rte_vhost_ring_inflight ri;
 		const uint8_t *start;
@@ -688,8 +714,7 @@ static void inflight_watch(struct pmd_conn *c)
 		if (rte_vhost_get_vhost_ring_inflight(c->vid, qid, &ri) != 0 ||
 		    ri.inflight_split == NULL)
 			continue;
-		start = (const uint8_t *)ri.inflight_split -
-			(size_t)qid * pmd_inflight_queue_bytes(c->inflight_qsize);
+		start = (const uint8_t *)ri.inflight_split - (size_t)qid * qbytes;
 		if (pmd_memfault_register(start, c->inflight_size, c->inflight_page, c->vid,
 					  PMD_MEMFAULT_TAG_INFLIGHT) != 0)
 			PMD_LOG(WARNING,
@@ -811,8 +836,8 @@ static enum rte_vhost_msg_result inflight_msg_check(struct pmd_conn *c, void *ct
 
 	if (msg->request == VHU_SET_INFLIGHT_FD && n < 0)
 		return msg_refuse(c, msg, "cannot see the fds rte_vhost received with it");
-	why = pmd_guard_inflight_msg(msg, n > 0 ? fds[0] : -1, c->dev->params.queues, buf,
-				     sizeof(buf));
+	why = pmd_guard_inflight_msg(msg, n > 0 ? fds[0] : -1, c->dev->params.queues,
+				     conn_packed(c), buf, sizeof(buf));
 	if (why != NULL)
 		return msg_refuse(c, msg, why);
 	if (msg->request == VHU_SET_INFLIGHT_FD) {

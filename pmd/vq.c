@@ -28,20 +28,12 @@
 #include "pmd/pmd_measure.h"
 #include "pmd/poller_watch.h"
 #include "pmd/vq.h"
+#include "pmd/vq_impl.h"
 #include "pmd/vq_log.h"
+#include "pmd/vq_packed.h"
 
 /* The watchdog's posts of call fds it freed (poller_watch.h), read after a call write. */
 int pmd_watch_rescued[PMD_MAX_POLLERS] __attribute__((aligned(64)));
-
-static inline uint16_t ld16(const volatile uint16_t *p)
-{
-	return *p;
-}
-
-static inline void st16(volatile uint16_t *p, uint16_t v)
-{
-	*p = v;
-}
 
 static volatile uint16_t *avail_event_of(struct pmd_vq *q)
 {
@@ -55,6 +47,10 @@ static volatile uint16_t *used_event_of(struct pmd_vq *q)
 
 void pmd_vq_notify_suppress(struct pmd_vq *q)
 {
+	if (q->packed) {
+		pmd_vqp_notify_suppress(q);
+		return;
+	}
 	if (q->event_idx) {
 		q->avail_event = (uint16_t)(q->last_avail - 1);
 		st16(avail_event_of(q), q->avail_event);
@@ -68,6 +64,8 @@ void pmd_vq_notify_suppress(struct pmd_vq *q)
 
 bool pmd_vq_notify_arm(struct pmd_vq *q)
 {
+	if (q->packed)
+		return pmd_vqp_notify_arm(q);
 	if (q->event_idx) {
 		q->avail_event = q->last_avail;
 		st16(avail_event_of(q), q->avail_event);
@@ -111,7 +109,13 @@ static struct pmd_vq *vq_alloc(const struct pmd_vq_setup *s, bool rte)
 	q->rte_mem = rte;
 	q->heap = vq_zalloc(s->size * sizeof(*q->heap), rte, s->node);
 	q->resubmit = vq_zalloc((s->nresubmit + 1u) * sizeof(*q->resubmit), rte, s->node);
-	if (q->heap == NULL || q->resubmit == NULL) {
+	if (s->packed) {
+		q->pk.num = vq_zalloc(s->size * sizeof(*q->pk.num), rte, s->node);
+		q->pk.entry = vq_zalloc(s->size * sizeof(*q->pk.entry), rte, s->node);
+		q->pk.replay = vq_zalloc(s->size * sizeof(*q->pk.replay), rte, s->node);
+	}
+	if (q->heap == NULL || q->resubmit == NULL ||
+	    (s->packed && (q->pk.num == NULL || q->pk.entry == NULL || q->pk.replay == NULL))) {
 		pmd_vq_free(q);
 		return NULL;
 	}
@@ -134,6 +138,7 @@ struct pmd_vq *pmd_vq_create(const struct pmd_vq_setup *s)
 	q->log = s->log;
 	q->vid = s->vid;
 	q->qid = s->qid;
+	q->packed = s->packed;
 	q->desc = s->desc;
 	q->avail = s->avail;
 	q->used = s->used;
@@ -154,6 +159,8 @@ struct pmd_vq *pmd_vq_create(const struct pmd_vq_setup *s)
 	q->idle = pmd_blk_req_wants_idle(s->target);
 	q->guess_hdr = &q->guess_head; /* nothing served yet: any readable address */
 	q->name = "";
+	if (s->packed)
+		pmd_vqp_setup(q, s);
 	pmd_vq_notify_suppress(q);
 	return q;
 }
@@ -164,6 +171,9 @@ void pmd_vq_free(struct pmd_vq *q)
 		return;
 	vq_mfree(q->heap, q->rte_mem);
 	vq_mfree(q->resubmit, q->rte_mem);
+	vq_mfree(q->pk.num, q->rte_mem);
+	vq_mfree(q->pk.entry, q->rte_mem);
+	vq_mfree(q->pk.replay, q->rte_mem);
 	vq_mfree(q, q->rte_mem);
 }
 
@@ -173,46 +183,6 @@ static void vq_break(struct pmd_vq *q, const char *why)
 	PMD_CTR_INC(q->st.broken);
 	PMD_LOG(WARNING, "%s queue %u (connection %d): %s; queue stopped", q->name, q->qid, q->vid,
 		why);
-}
-
-/* Min-heap of pending completions ordered by due_ns. */
-static void heap_push(struct pmd_vq *q, const struct pmd_vq_pending *p)
-{
-	uint32_t i = q->nheap++;
-
-	while (i > 0) {
-		uint32_t parent = (i - 1) / 2;
-
-		if (q->heap[parent].due_ns <= p->due_ns)
-			break;
-		q->heap[i] = q->heap[parent];
-		i = parent;
-	}
-	q->heap[i] = *p;
-}
-
-static struct pmd_vq_pending heap_pop(struct pmd_vq *q)
-{
-	struct pmd_vq_pending top = q->heap[0];
-	struct pmd_vq_pending last = q->heap[--q->nheap];
-	uint32_t n = q->nheap;
-	uint32_t i = 0;
-
-	for (;;) {
-		uint32_t c = 2 * i + 1;
-
-		if (c >= n)
-			break;
-		if (c + 1 < n && q->heap[c + 1].due_ns < q->heap[c].due_ns)
-			c++;
-		if (last.due_ns <= q->heap[c].due_ns)
-			break;
-		q->heap[i] = q->heap[c];
-		i = c;
-	}
-	if (n > 0)
-		q->heap[i] = last;
-	return top;
 }
 
 /*
@@ -251,28 +221,14 @@ static inline __attribute__((always_inline)) unsigned vq_post_due(struct pmd_vq 
 	unsigned n = 0;
 
 	while (q->nheap > 0 && q->heap[0].due_ns <= now) {
-		struct pmd_vq_pending p = heap_pop(q);
+		struct pmd_vq_pending p = pmd_vq_heap_pop(q);
 		uint64_t late = now - p.due_ns;
 
 		vq_complete(q, p.head, p.status, p.st, p.used_len, log);
-		PMD_CTR_INC(q->st.deferred);
-		if (late > PMD_LATE_NS) {
-			PMD_CTR_INC(q->st.late);
-			PMD_CTR_ADD(q->st.late_ns_sum, late);
-			PMD_CTR_RAISE(q->st.late_ns_max, late);
-		}
+		pmd_vq_count_late(q, late);
 		n++;
 	}
 	return n;
-}
-
-static void vq_account(struct pmd_vq *q, const struct pmd_blk_done *d)
-{
-	PMD_CTR_INC(q->st.requests);
-	PMD_CTR_ADD(q->st.rd_bytes, d->rd_bytes);
-	PMD_CTR_ADD(q->st.wr_bytes, d->wr_bytes);
-	if (d->status != VIRTIO_BLK_S_OK)
-		PMD_CTR_INC(q->st.errors);
 }
 
 /*
@@ -329,7 +285,7 @@ static inline __attribute__((always_inline)) bool vq_serve(struct pmd_vq *q, uin
 	if (log && r == PMD_CHAIN_OK && c->nwr > 0)
 		pmd_vq_log_iov(q->vid, q->mem, &c->iov[c->nrd], c->nwr);
 	PMD_COST_LAP(w, q->st, model);
-	vq_account(q, &d);
+	pmd_vq_account(q, &d);
 	if (d.due_ns <= now) {
 		vq_complete(q, head, c->status, d.status, d.used_len, log);
 	} else {
@@ -339,7 +295,7 @@ static inline __attribute__((always_inline)) bool vq_serve(struct pmd_vq *q, uin
 						 .head = head,
 						 .st = d.status};
 
-		heap_push(q, &p);
+		pmd_vq_heap_push(q, &p);
 	}
 	PMD_COST_LAP(w, q->st, complete);
 	return true;
@@ -578,6 +534,11 @@ static inline __attribute__((always_inline)) unsigned vq_take(struct pmd_vq *q, 
 	return i;
 }
 
+void pmd_vq_break(struct pmd_vq *q, const char *why)
+{
+	vq_break(q, why);
+}
+
 /* Write the call eventfd; a failed write is counted (the control path reports it). */
 static void vq_call(struct pmd_vq *q)
 {
@@ -590,6 +551,21 @@ static void vq_call(struct pmd_vq *q)
 	if (unlikely(pmd_watch_take_rescue(q->poller, q->callfd)))
 		vq_break(q, "its call eventfd blocked the poller's write (the frontend made it "
 			    "blocking and filled its counter)");
+}
+
+void pmd_vq_call(struct pmd_vq *q)
+{
+	vq_call(q);
+}
+
+void pmd_vq_base(const struct pmd_vq *q, uint16_t *last_avail, uint16_t *last_used)
+{
+	*last_avail = q->last_avail;
+	*last_used = q->used_idx;
+	if (q->packed) {
+		*last_avail |= (uint16_t)(q->pk.avail_wrap << 15);
+		*last_used |= (uint16_t)(q->pk.used_wrap << 15);
+	}
 }
 
 void pmd_vq_position(const struct pmd_vq *q, uint16_t *avail_next, uint16_t *used_next,
@@ -675,7 +651,7 @@ static __attribute__((noinline)) unsigned vq_sweep_logged(struct pmd_vq *q, uint
 	return vq_sweep(q, now_ns, scratch, true);
 }
 
-unsigned pmd_vq_sweep(struct pmd_vq *q, uint64_t now_ns, struct pmd_chain *scratch)
+unsigned pmd_vq_sweep_split(struct pmd_vq *q, uint64_t now_ns, struct pmd_chain *scratch)
 {
 	if (unlikely(q->log))
 		return vq_sweep_logged(q, now_ns, scratch);
@@ -686,11 +662,15 @@ void pmd_vq_flush(struct pmd_vq *q, uint64_t now_ns, struct pmd_chain *scratch)
 {
 	uint16_t used_before = q->used_idx;
 
+	if (q->packed) {
+		pmd_vqp_flush(q, now_ns, scratch);
+		return;
+	}
 	do {
 		if (q->resubmit_pos < q->nresubmit && !q->broken)
 			vq_resubmit(q, now_ns, scratch);
 		while (q->nheap > 0) {
-			struct pmd_vq_pending p = heap_pop(q);
+			struct pmd_vq_pending p = pmd_vq_heap_pop(q);
 
 			vq_complete(q, p.head, p.status, p.st, p.used_len, q->log);
 			PMD_CTR_INC(q->st.deferred);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * vq.h - one split virtqueue as a poller serves it.
+ * vq.h - one virtqueue as a poller serves it: split here (vq.c), packed
+ * behind the same calls (vq_packed.c; each call tests the layout once).
  *
  * Owns: consuming the avail ring, handing requests to blk_req, posting
  * completions to the used ring (inline when due, else from a per-queue
@@ -127,12 +128,22 @@ struct pmd_vq_pending {
 
 /* How a queue is set up (from rte_vhost at queue start). */
 struct pmd_vq_setup {
-	struct vring_desc *desc;
-	struct vring_avail *avail;
-	struct vring_used *used;
+	union {
+		struct vring_desc *desc;
+		struct vring_packed_desc *desc_packed; /* packed: the descriptor ring */
+	};
+	union {
+		struct vring_avail *avail;
+		struct vring_packed_desc_event *driver_event; /* packed */
+	};
+	union {
+		struct vring_used *used;
+		struct vring_packed_desc_event *device_event; /* packed */
+	};
 	uint16_t size;	     /* entries, power of two */
-	uint16_t last_avail; /* next avail entry to serve */
-	uint16_t last_used;  /* used->idx to continue from */
+	uint16_t last_avail; /* next avail entry to serve (packed: position | wrap << 15) */
+	uint16_t last_used;  /* used->idx to continue from (packed: position | wrap << 15) */
+	bool packed;	     /* VIRTIO_F_RING_PACKED negotiated (vq_packed.h) */
 	int callfd;	     /* < 0: no interrupts (poll queue) */
 	int kickfd;	     /* never read by the poller; < 0: none */
 	bool event_idx;
@@ -146,15 +157,25 @@ struct pmd_vq_setup {
 	bool log;		  /* VHOST_F_LOG_ALL: mark every write into guest memory */
 	int vid;		  /* rte_vhost device, for the inflight calls */
 	uint16_t qid;		  /* its vring index */
-	const uint16_t *resubmit; /* heads to replay first, oldest first */
+	const uint16_t *resubmit; /* heads (packed: inflight entries) to replay, oldest first */
+	struct rte_vhost_inflight_info_packed *inflight_packed; /* packed: the region's queue */
 	uint16_t nresubmit;
 };
 
 struct pmd_vq {
 	/* hot: poller-owned */
-	struct vring_desc *desc;
-	struct vring_avail *avail;
-	struct vring_used *used;
+	union {
+		struct vring_desc *desc;
+		struct vring_packed_desc *desc_packed; /* packed */
+	};
+	union {
+		struct vring_avail *avail;
+		struct vring_packed_desc_event *driver_event; /* packed */
+	};
+	union {
+		struct vring_used *used;
+		struct vring_packed_desc_event *device_event; /* packed */
+	};
 	struct rte_vhost_memory *mem;
 	const struct pmd_blk_target *target;
 	struct pmd_vq_pending *heap; /* min-heap by due_ns, size entries */
@@ -198,11 +219,26 @@ struct pmd_vq {
 	int vid;
 	uint16_t qid;
 	bool log;	   /* the frontend logs dirty pages: sweeps mark their writes (vq_log.h) */
+	bool packed;	   /* a packed ring: vq_packed.c serves it (tested once per call) */
 	uint64_t kick_tag; /* adaptive polling: the poller's poll on kickfd, 0 = none */
 	struct pmd_vq_stats st; /* written by the owning poller only (pmd_stats.h) */
 	/* control-owned identity */
 	unsigned poller;
 	const char *name; /* device socket path, for log lines */
+	/*
+	 * packed only (vq_packed.c): last_avail and used_idx are ring positions
+	 * (0..size-1) there, with these wrap counters
+	 */
+	struct pmd_vq_packed {
+		bool avail_wrap;
+		bool used_wrap;
+		bool signalled_wrap; /* used_wrap when signalled_used was set */
+		uint16_t *num;	     /* ring descriptors of the buffer with each id */
+		uint16_t *entry;     /* inflight entry of the buffer with each id */
+		struct vring_packed_desc
+		    *replay; /* a replayed chain copied out of the inflight region */
+		struct rte_vhost_inflight_info_packed *inflight;
+	} pk;
 };
 
 /* Allocate a queue (not on the hot path); NULL on allocation failure. */
@@ -216,7 +252,16 @@ void pmd_vq_free(struct pmd_vq *q);
  * Returns the number of requests taken plus completions posted.
  * scratch is a per-poller chain buffer.
  */
-unsigned pmd_vq_sweep(struct pmd_vq *q, uint64_t now_ns, struct pmd_chain *scratch);
+unsigned pmd_vq_sweep_split(struct pmd_vq *q, uint64_t now_ns, struct pmd_chain *scratch);
+unsigned pmd_vqp_sweep(struct pmd_vq *q, uint64_t now_ns, struct pmd_chain *scratch); /* packed */
+
+/* The layout is tested here, once per sweep: the split sweep's code stays the split ring's only. */
+static inline unsigned pmd_vq_sweep(struct pmd_vq *q, uint64_t now_ns, struct pmd_chain *scratch)
+{
+	if (unlikely(q->packed))
+		return pmd_vqp_sweep(q, now_ns, scratch);
+	return pmd_vq_sweep_split(q, now_ns, scratch);
+}
 
 /*
  * A queue starts serving (its poller has just taken it): send the driver one
@@ -259,11 +304,19 @@ void pmd_vq_notify_suppress(struct pmd_vq *q);
  * Where q stands, read from another thread while its poller runs (atomic
  * loads of poller-owned fields: a consistent value each, not a consistent
  * set; the used index before the avail index, so their difference never
- * reads below zero): the next avail and used ring indexes and the requests
- * taken and not completed (pending completions plus replays not yet taken).
+ * reads below zero): the next avail and used ring indexes (packed: ring
+ * positions, without their wrap counters) and the requests taken and not
+ * completed (pending completions plus replays not yet taken).
  */
 void pmd_vq_position(const struct pmd_vq *q, uint16_t *avail_next, uint16_t *used_next,
 		     uint32_t *pending);
+
+/*
+ * The indexes to give back with rte_vhost_set_vring_base() at queue stop:
+ * split the avail and used indexes, packed each position with its wrap
+ * counter in bit 15 (what GET_VRING_BASE reports).
+ */
+void pmd_vq_base(const struct pmd_vq *q, uint16_t *last_avail, uint16_t *last_used);
 
 /* Due time (ns) of the earliest pending completion; UINT64_MAX when none. */
 static inline uint64_t pmd_vq_next_due(const struct pmd_vq *q)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * vq_chain.c - descriptor chain walker and validator (see vq_chain.h).
+ * vq_chain.c - descriptor chain walker and validator (see vq_chain.h), for
+ * split and packed chains: both hand every buffer to the same consumer.
  *
  * Owns the rules a chain must follow before any byte of it is used:
  * head and next indexes inside the table, at most one table entry per
@@ -175,6 +176,28 @@ static enum pmd_chain_result walk_finish(struct chain_walk *w)
 	return w->bad ? PMD_CHAIN_IOERR : PMD_CHAIN_OK;
 }
 
+/* c before a walk: no bytes, no error. */
+static void chain_init(struct pmd_chain *c)
+{
+	c->rd_len = c->wr_len = 0;
+	c->nrd = c->nwr = 0;
+	c->ndesc = 0;
+	c->nempty = 0;
+	c->why = NULL;
+	c->fm_flags = 0;
+	c->hdr_at = NULL;
+	memset(&c->hdr, 0, sizeof(c->hdr));
+}
+
+/* Consume one descriptor's buffer (an empty one is only counted). */
+static void walk_desc(struct chain_walk *w, uint64_t addr, uint32_t len, bool writable)
+{
+	if (len > 0)
+		walk_buffer(w, addr, len, writable);
+	else
+		w->c->nempty++;
+}
+
 enum pmd_chain_result pmd_chain_parse_walk(struct rte_vhost_memory *mem,
 					   const struct pmd_chain_ring *ring, uint16_t head,
 					   struct pmd_chain *c)
@@ -186,14 +209,7 @@ enum pmd_chain_result pmd_chain_parse_walk(struct rte_vhost_memory *mem,
 	struct vring_desc d;
 	uint32_t walked = 0;
 
-	c->rd_len = c->wr_len = 0;
-	c->nrd = c->nwr = 0;
-	c->ndesc = 0;
-	c->nempty = 0;
-	c->why = NULL;
-	c->fm_flags = 0;
-	c->hdr_at = NULL;
-	memset(&c->hdr, 0, sizeof(c->hdr));
+	chain_init(c);
 	if (head >= ring->size)
 		return chain_broken(c, "head index outside the queue");
 	d = pmd_chain_desc_read(tbl, head);
@@ -211,10 +227,7 @@ enum pmd_chain_result pmd_chain_parse_walk(struct rte_vhost_memory *mem,
 			return chain_broken(c, "descriptor chain loops or is too long");
 		if (d.flags & VRING_DESC_F_INDIRECT)
 			return chain_broken(c, "indirect descriptor inside a chain");
-		if (d.len > 0)
-			walk_buffer(&w, d.addr, d.len, d.flags & VRING_DESC_F_WRITE);
-		else
-			c->nempty++;
+		walk_desc(&w, d.addr, d.len, d.flags & VRING_DESC_F_WRITE);
 		if (!(d.flags & VRING_DESC_F_NEXT))
 			break;
 		if (d.next >= tbl_size)
@@ -222,6 +235,80 @@ enum pmd_chain_result pmd_chain_parse_walk(struct rte_vhost_memory *mem,
 		d = pmd_chain_desc_read(tbl, d.next);
 	}
 	c->ndesc = (uint16_t)walked;
+	return walk_finish(&w);
+}
+
+/*
+ * The packed indirect table named by d (virtio 1.2, 2.8.19): its entries
+ * in order, WRITE their only flag that counts (NEXT is ignored), INDIRECT
+ * refused; NULL when the chain cannot be answered (why set).
+ */
+static const char *packed_indirect(struct chain_walk *w, const struct pmd_chain_pring *ring,
+				   const struct vring_packed_desc *d)
+{
+	uint32_t max = RTE_MIN(ring->size, PMD_CHAIN_MAX_INDIRECT);
+	const struct vring_packed_desc *tbl;
+	uint32_t k, n;
+
+	if (!ring->indirect_ok)
+		return "indirect descriptor not negotiated";
+	if (d->flags & VRING_DESC_F_NEXT)
+		return "indirect descriptor with NEXT";
+	if (d->len == 0 || d->len % sizeof(*d) != 0 || d->len / sizeof(*d) > max)
+		return "bad indirect table length";
+	tbl = (const struct vring_packed_desc *)pmd_chain_xlate(w->mem, d->addr, d->len);
+	if (tbl == NULL)
+		return "indirect table outside one guest memory region";
+	n = d->len / sizeof(*d);
+	for (k = 0; k < n; k++) {
+		struct vring_packed_desc e = pmd_chain_pdesc_read(tbl, k);
+
+		if (e.flags & VRING_DESC_F_INDIRECT)
+			return "indirect descriptor inside an indirect table";
+		walk_desc(w, e.addr, e.len, e.flags & VRING_DESC_F_WRITE);
+	}
+	w->c->ndesc = (uint16_t)n;
+	return NULL;
+}
+
+enum pmd_chain_result pmd_chain_parse_packed_walk(struct rte_vhost_memory *mem,
+						  const struct pmd_chain_pring *ring, uint16_t pos,
+						  bool wrap, struct pmd_chain *c, uint16_t *id,
+						  uint16_t *nring)
+{
+	struct chain_walk w = {.mem = mem, .c = c};
+	struct vring_packed_desc d;
+	uint32_t walked = 0;
+	const char *why;
+
+	chain_init(c);
+	if (pos >= ring->size)
+		return chain_broken(c, "ring position outside the queue");
+	for (;;) {
+		if (++walked > ring->size)
+			return chain_broken(c, "descriptor chain longer than the queue");
+		d = pmd_chain_pdesc_read(ring->desc, pos);
+		if (walked > 1 && ring->check_wrap && !pmd_packed_desc_avail(d.flags, wrap))
+			return chain_broken(c, "chain descriptor not available (wrap counter "
+					       "mismatch)");
+		if (d.flags & VRING_DESC_F_INDIRECT) {
+			if (walked > 1)
+				return chain_broken(c, "indirect descriptor inside a chain");
+			why = packed_indirect(&w, ring, &d);
+			if (why != NULL)
+				return chain_broken(c, why);
+			break;
+		}
+		walk_desc(&w, d.addr, d.len, d.flags & VRING_DESC_F_WRITE);
+		c->ndesc = (uint16_t)walked;
+		if (!(d.flags & VRING_DESC_F_NEXT))
+			break;
+		pos = pmd_packed_next(pos, &wrap, ring->size);
+	}
+	if (d.id >= ring->size)
+		return chain_broken(c, "buffer id outside the queue");
+	*id = d.id;
+	*nring = (uint16_t)walked;
 	return walk_finish(&w);
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * vq_chain.h - split-virtqueue descriptor chain walker and validator for
- * virtio-blk requests.
+ * vq_chain.h - virtqueue descriptor chain walker and validator for
+ * virtio-blk requests: split chains (a descriptor table linked by next) and
+ * packed chains (consecutive ring descriptors, or one indirect table).
  *
  * Owns: walking one chain (direct or indirect), translating every guest
  * buffer through the guest memory map with its length (a buffer spanning
@@ -117,6 +118,46 @@ static inline __attribute__((always_inline)) uint8_t *pmd_chain_xlate(struct rte
 }
 
 /*
+ * The common chain's request from its three buffers (a 16-byte header at
+ * hdr_gpa, dlen data bytes at data_gpa, device-writable or not, the status
+ * byte at st_gpa): false when one is not inside one guest memory region.
+ * The packed fast path's; the split one spells the same steps out, since
+ * sharing this helper changed the split sweep's register allocation.
+ */
+static inline __attribute__((always_inline)) bool
+pmd_chain_fill3(struct rte_vhost_memory *mem, struct pmd_chain *c, uint64_t hdr_gpa,
+		uint64_t data_gpa, uint32_t dlen, bool writable, uint64_t st_gpa)
+{
+	uint8_t *hdr = pmd_chain_xlate(mem, hdr_gpa, PMD_BLK_HDR_SIZE);
+	uint8_t *data = pmd_chain_xlate(mem, data_gpa, dlen);
+	uint8_t *status = pmd_chain_xlate(mem, st_gpa, 1);
+
+	if (hdr == NULL || data == NULL || status == NULL)
+		return false;
+	memcpy(&c->hdr, hdr, sizeof(c->hdr));
+	c->hdr_at = hdr;
+	c->status = status;
+	c->iov[0].base = data;
+	c->iov[0].len = dlen;
+	if (writable) {
+		c->rd_len = 0;
+		c->nrd = 0;
+		c->wr_len = dlen;
+		c->nwr = 1;
+	} else {
+		c->rd_len = dlen;
+		c->nrd = 1;
+		c->wr_len = 0;
+		c->nwr = 0;
+	}
+	c->ndesc = 3;
+	c->nempty = 0;
+	c->why = NULL;
+	c->fm_flags = 0;
+	return true;
+}
+
+/*
  * The common chain in one pass: three direct descriptors, a readable
  * 16-byte header, one data buffer (readable for a write, writable for a
  * read) and a writable 1-byte status, each inside one guest memory region.
@@ -185,6 +226,120 @@ pmd_chain_parse(struct rte_vhost_memory *mem, const struct pmd_chain_ring *ring,
 	if (pmd_chain_parse_fast3(mem, ring, head, c))
 		return PMD_CHAIN_OK;
 	return pmd_chain_parse_walk(mem, ring, head, c);
+}
+
+/*
+ * A packed virtqueue's descriptor ring as the packed walker needs it
+ * (virtio 1.2, 2.8).  check_wrap: every descriptor after the first must
+ * carry the avail/used flags of the wrap counter of its position (a chain
+ * the driver made available whole); off for a copy outside the ring (the
+ * inflight region's), whose flags are not the ring's.
+ */
+struct pmd_chain_pring {
+	const struct vring_packed_desc *desc; /* host address of the descriptor ring */
+	uint16_t size;			      /* queue size, entries */
+	bool indirect_ok;		      /* VIRTIO_RING_F_INDIRECT_DESC negotiated */
+	bool check_wrap;
+};
+
+/* Descriptor flags of a packed ring (virtio 1.2, 2.8.1), as masks. */
+#define PMD_PACKED_F_AVAIL (1u << VRING_PACKED_DESC_F_AVAIL)
+#define PMD_PACKED_F_USED (1u << VRING_PACKED_DESC_F_USED)
+
+/* Is a descriptor with these flags available to the device under wrap counter wrap? */
+static inline bool pmd_packed_desc_avail(uint16_t flags, bool wrap)
+{
+	return !!(flags & PMD_PACKED_F_AVAIL) == wrap && !!(flags & PMD_PACKED_F_USED) != wrap;
+}
+
+/*
+ * pmd_chain_parse_packed() without its fast path: walk the packed chain
+ * whose first descriptor is at ring position pos
+ * (the caller saw it available under wrap counter wrap): the descriptors
+ * that follow it in the ring while NEXT is set (the wrap counter flips at
+ * the ring's end), or the one indirect table it names.  The same rules and
+ * results as pmd_chain_parse_walk(), plus: no chain longer than the ring,
+ * INDIRECT only on a chain's single descriptor and never in its table, the
+ * buffer id (the chain's last descriptor's, virtio 1.2 2.8.6) below the
+ * queue size, and with check_wrap every later descriptor available under
+ * its position's wrap counter.  On OK and IOERR *id is the buffer id and
+ * *nring the ring descriptors the chain occupies (its used entry skips
+ * them); c->ndesc counts the descriptors walked, table entries included.
+ */
+enum pmd_chain_result pmd_chain_parse_packed_walk(struct rte_vhost_memory *mem,
+						  const struct pmd_chain_pring *ring, uint16_t pos,
+						  bool wrap, struct pmd_chain *c, uint16_t *id,
+						  uint16_t *nring);
+
+/* Read packed descriptor i of tbl once (pmd_chain_desc_read()'s rules). */
+static inline __attribute__((always_inline)) struct vring_packed_desc
+pmd_chain_pdesc_read(const struct vring_packed_desc *tbl, uint32_t i)
+{
+	struct vring_packed_desc d;
+
+	memcpy(&d, (const uint8_t *)tbl + (size_t)i * sizeof(d), sizeof(d));
+	rte_compiler_barrier();
+	return d;
+}
+
+/* The ring position after pos, flipping *wrap at the ring's end. */
+static inline uint16_t pmd_packed_next(uint16_t pos, bool *wrap, uint16_t size)
+{
+	if (++pos == size) {
+		*wrap = !*wrap;
+		return 0;
+	}
+	return pos;
+}
+
+/*
+ * The common packed chain in one pass: three ring descriptors, a readable
+ * 16-byte header, one data buffer and a writable 1-byte status that carries
+ * the buffer id, each inside one guest memory region (later ones available
+ * under their position's wrap counter with check_wrap).  Fills c, *id and
+ * *nring as pmd_chain_parse_packed_walk() would; false for any other chain,
+ * which the walk then judges by every rule.
+ */
+static inline __attribute__((always_inline)) bool
+pmd_chain_parse_packed_fast3(struct rte_vhost_memory *mem, const struct pmd_chain_pring *ring,
+			     uint16_t pos, bool wrap, struct pmd_chain *c, uint16_t *id,
+			     uint16_t *nring)
+{
+	const uint16_t ring_bits = PMD_PACKED_F_AVAIL | PMD_PACKED_F_USED;
+	struct vring_packed_desc h, d, s;
+	uint16_t p1, p2;
+	bool w = wrap;
+
+	if (pos >= ring->size || ring->size < 3)
+		return false;
+	h = pmd_chain_pdesc_read(ring->desc, pos);
+	if ((h.flags & ~ring_bits) != VRING_DESC_F_NEXT || h.len != PMD_BLK_HDR_SIZE)
+		return false;
+	p1 = pmd_packed_next(pos, &w, ring->size);
+	d = pmd_chain_pdesc_read(ring->desc, p1);
+	if ((d.flags & ~(ring_bits | VRING_DESC_F_WRITE)) != VRING_DESC_F_NEXT || d.len == 0 ||
+	    (ring->check_wrap && !pmd_packed_desc_avail(d.flags, w)))
+		return false;
+	p2 = pmd_packed_next(p1, &w, ring->size);
+	s = pmd_chain_pdesc_read(ring->desc, p2);
+	if ((s.flags & ~ring_bits) != VRING_DESC_F_WRITE || s.len != 1 || s.id >= ring->size ||
+	    (ring->check_wrap && !pmd_packed_desc_avail(s.flags, w)))
+		return false;
+	if (!pmd_chain_fill3(mem, c, h.addr, d.addr, d.len, d.flags & VRING_DESC_F_WRITE, s.addr))
+		return false;
+	*id = s.id;
+	*nring = 3;
+	return true;
+}
+
+/* The packed chain at pos: the fast path, else the walk (always inlined, as pmd_chain_parse()). */
+static inline __attribute__((always_inline)) enum pmd_chain_result
+pmd_chain_parse_packed(struct rte_vhost_memory *mem, const struct pmd_chain_pring *ring,
+		       uint16_t pos, bool wrap, struct pmd_chain *c, uint16_t *id, uint16_t *nring)
+{
+	if (pmd_chain_parse_packed_fast3(mem, ring, pos, wrap, c, id, nring))
+		return PMD_CHAIN_OK;
+	return pmd_chain_parse_packed_walk(mem, ring, pos, wrap, c, id, nring);
 }
 
 /* What pmd_chain_peek() learns about a chain without validating it. */

@@ -68,10 +68,28 @@ static bool aligned(const void *p, uintptr_t align)
 	return ((uintptr_t)p & (align - 1)) == 0;
 }
 
+/* A packed ring: descriptor ring 16-byte aligned, both event areas 4 (virtio 1.2, 2.8.10.1). */
+static const char *guard_packed(const struct rte_vhost_memory *mem, const struct pmd_ring_layout *r)
+{
+	const uint64_t ev = sizeof(struct vring_packed_desc_event);
+
+	if (!aligned(r->desc, 16) || !aligned(r->avail, 4) || !aligned(r->used, 4))
+		return "packed ring not aligned (descriptor ring 16, event areas 4 bytes)";
+	if (!pmd_guard_range(mem, r->desc, pmd_ring_desc_bytes(r->size)))
+		return "descriptor ring not inside one guest memory region";
+	if (!pmd_guard_range(mem, r->avail, ev))
+		return "driver event area not inside one guest memory region";
+	if (!pmd_guard_range(mem, r->used, ev))
+		return "device event area not inside one guest memory region";
+	return NULL;
+}
+
 const char *pmd_guard_rings(const struct rte_vhost_memory *mem, const struct pmd_ring_layout *r)
 {
 	if (!ring_size_ok(r->size))
 		return "queue size not a power of two in 1..32768";
+	if (r->packed)
+		return guard_packed(mem, r);
 	if (!aligned(r->desc, 16) || !aligned(r->avail, 2) || !aligned(r->used, 4))
 		return "ring not aligned (descriptor table 16, avail 2, used 4 bytes)";
 	if (!pmd_guard_range(mem, r->desc, pmd_ring_desc_bytes(r->size)))
@@ -238,9 +256,19 @@ uint64_t pmd_inflight_queue_bytes(uint32_t queue_size)
 	return (b + 63) & ~63ull; /* rte_vhost aligns each queue's area to 64 bytes */
 }
 
-const char *pmd_guard_inflight_msg(const struct vhu_msg *msg, int fd, uint32_t queues, char *buf,
-				   size_t len)
+uint64_t pmd_inflight_packed_queue_bytes(uint32_t queue_size)
 {
+	uint64_t b = sizeof(struct rte_vhost_inflight_info_packed) +
+		     (uint64_t)queue_size * sizeof(struct rte_vhost_inflight_desc_packed);
+
+	return (b + 63) & ~63ull;
+}
+
+const char *pmd_guard_inflight_msg(const struct vhu_msg *msg, int fd, uint32_t queues, bool packed,
+				   char *buf, size_t len)
+{
+	uint64_t qbytes;
+
 	struct vhu_inflight in = msg->payload.inflight;
 	char why[120];
 
@@ -259,11 +287,13 @@ const char *pmd_guard_inflight_msg(const struct vhu_msg *msg, int fd, uint32_t q
 	}
 	if (msg->request == VHU_GET_INFLIGHT_FD)
 		return NULL;
-	if (in.mmap_size < in.num_queues * pmd_inflight_queue_bytes(in.queue_size)) {
-		snprintf(
-		    buf, len, "inflight region of %llu bytes, %u queues of %u entries need %llu",
-		    (unsigned long long)in.mmap_size, in.num_queues, in.queue_size,
-		    (unsigned long long)(in.num_queues * pmd_inflight_queue_bytes(in.queue_size)));
+	qbytes = packed ? pmd_inflight_packed_queue_bytes(in.queue_size)
+			: pmd_inflight_queue_bytes(in.queue_size);
+	if (in.mmap_size < in.num_queues * qbytes) {
+		snprintf(buf, len,
+			 "inflight region of %llu bytes, %u queues of %u entries need %llu",
+			 (unsigned long long)in.mmap_size, in.num_queues, in.queue_size,
+			 (unsigned long long)(in.num_queues * qbytes));
 		return buf;
 	}
 	if (pmd_guard_file(fd, in.mmap_offset, in.mmap_size, why, sizeof(why)) != 0) {

@@ -2,8 +2,9 @@
 /*
  * vq_guard.h - what a frontend hands femud must be checked before a poller
  * touches it: the guest memory table (every region backed by its file for
- * its full length), the three rings of a split virtqueue (each inside one
- * guest memory region for its full length, aligned as virtio requires),
+ * its full length), the three rings of a split virtqueue or the descriptor
+ * ring and event areas of a packed one (each inside one guest memory region
+ * for its full length, aligned as virtio requires),
  * the vring index a vhost-user message names, and a queue's notifier fds.
  *
  * All functions are pure checks on the control path: nothing here writes
@@ -29,6 +30,8 @@ struct pmd_ring_layout {
 	const void *used;
 	uint32_t size;	/* entries */
 	bool event_idx; /* VIRTIO_RING_F_EVENT_IDX: used_event / avail_event exist */
+	bool packed;	/* a packed ring: desc the descriptor ring, avail / used the
+			   driver / device event suppression areas */
 };
 
 /* Bytes of each ring of a queue of size entries (virtio 1.2, 2.7.2). */
@@ -41,8 +44,9 @@ bool pmd_guard_range(const struct rte_vhost_memory *mem, const void *hva, uint64
 
 /*
  * NULL when the queue's size is a power of two in 1..32768 and each ring is
- * aligned (descriptor table 16, avail 2, used 4 bytes) and lies entirely
- * inside one guest memory region, event-index fields included; else a
+ * aligned (descriptor table 16, avail 2, used 4 bytes; packed: descriptor
+ * ring 16, event areas 4) and lies entirely inside one guest memory region,
+ * event-index fields included; else a
  * static string naming the first ring that fails.
  */
 const char *pmd_guard_rings(const struct rte_vhost_memory *mem, const struct pmd_ring_layout *r);
@@ -110,18 +114,21 @@ static inline bool pmd_ring_id_same(const struct pmd_ring_id *a, const struct pm
 
 /* Bytes rte_vhost gives each split queue in the inflight region (queue_size entries). */
 uint64_t pmd_inflight_queue_bytes(uint32_t queue_size);
+/* The same for a packed ring's area (rte_vhost_inflight_info_packed). */
+uint64_t pmd_inflight_packed_queue_bytes(uint32_t queue_size);
 
 /*
  * NULL when a GET_INFLIGHT_FD / SET_INFLIGHT_FD message fits a device of
  * `queues` queues: queue_size a power of two in 1..32768, num_queues in
  * 1..queues, and for SET_INFLIGHT_FD an mmap_size that holds num_queues
- * queue areas and a file (fd) that backs mmap_offset + mmap_size (rte_vhost
- * writes each queue's area as soon as it maps the region).  Else the
- * reason, written to buf.  Other messages, and a payload of the wrong size
- * (rte_vhost refuses it), pass.
+ * queue areas (packed: of the packed layout, which rte_vhost picks from the
+ * negotiated features) and a file (fd) that backs mmap_offset + mmap_size
+ * (rte_vhost writes each queue's area as soon as it maps the region).  Else
+ * the reason, written to buf.  Other messages, and a payload of the wrong
+ * size (rte_vhost refuses it), pass.
  */
-const char *pmd_guard_inflight_msg(const struct vhu_msg *msg, int fd, uint32_t queues, char *buf,
-				   size_t len);
+const char *pmd_guard_inflight_msg(const struct vhu_msg *msg, int fd, uint32_t queues, bool packed,
+				   char *buf, size_t len);
 
 /*
  * NULL when a SET_LOG_BASE message can be mapped safely: one fd, a

@@ -364,6 +364,32 @@ int rte_vhost_get_log_base(int vid, uint64_t *log_base, uint64_t *log_size)
 	return 0;
 }
 
+int rte_vhost_set_inflight_desc_packed(int vid, uint16_t qid, uint16_t head, uint16_t last,
+				       uint16_t *entry)
+{
+	(void)last;
+	(void)entry;
+	return rte_vhost_set_inflight_desc_split(vid, qid, head);
+}
+
+int rte_vhost_set_last_inflight_io_packed(int vid, uint16_t qid, uint16_t head)
+{
+	return rte_vhost_set_inflight_desc_split(vid, qid, head);
+}
+
+int rte_vhost_clr_inflight_desc_packed(int vid, uint16_t qid, uint16_t head)
+{
+	return rte_vhost_set_inflight_desc_split(vid, qid, head);
+}
+
+int rte_vhost_get_vring_base_from_inflight(int vid, uint16_t qid, uint16_t *last_avail,
+					   uint16_t *last_used)
+{
+	(void)last_avail;
+	(void)last_used;
+	return rte_vhost_set_inflight_desc_split(vid, qid, 0);
+}
+
 /* ---- guest memory ---- */
 
 static void mem_unmap(void)

@@ -4,11 +4,13 @@
  * validator (pmd/vq_chain.c) over a fake guest memory map, followed by the
  * request layer (pmd/blk_req.c) for the chains it accepts.
  *
- * Input: queue size (1 byte, 2^(b % 13)), head (2 bytes), flags (1 byte:
- * bit 0 indirect negotiated, bits 1.. device readonly / model status), then
- * the bytes of guest memory from 0x10000 on: the descriptor table lies at
- * 0x10000, everything after it (indirect tables, headers, data) wherever the
- * descriptors point.  Guest memory is two adjacent 64 KiB regions with
+ * Input: layout and queue size (1 byte: bit 7 a packed ring, else split;
+ * size 2^((b & 0x7f) % 13)), head (2 bytes; packed: ring position in bits
+ * 0-14, the avail wrap counter in bit 15), flags (1 byte: bit 0 indirect
+ * negotiated, bits 1.. device readonly / model status), then the bytes of
+ * guest memory from 0x10000 on: the descriptor table (packed: descriptor
+ * ring) lies at 0x10000, everything after it (indirect tables, headers,
+ * data) wherever the descriptors point.  Guest memory is two adjacent 64 KiB regions with
  * separate host buffers and a hole above (test/unit/pmd/fake_guest.c), so
  * AddressSanitizer reports any host access that leaves a region.
  */
@@ -61,24 +63,76 @@ static void check_chain(const struct pmd_chain *c, enum pmd_chain_result res)
 		 (unsigned long long)rd, (unsigned long long)wr);
 }
 
-/* The fast path of pmd_chain_parse() must describe a chain as the general walk does. */
+/* A fast path must describe a chain as the general walk (w, rw) does. */
+static void check_same_chain(const struct pmd_chain *c, enum pmd_chain_result res,
+			     const struct pmd_chain *w, enum pmd_chain_result rw)
+{
+	FZ_CHECK(rw == res, "parse %d, walk %d", res, rw);
+	FZ_CHECK(c->status == w->status, "status byte differs from the walk's");
+	if (res != PMD_CHAIN_OK)
+		return;
+	FZ_CHECK(memcmp(&c->hdr, &w->hdr, sizeof(w->hdr)) == 0, "header differs from the walk's");
+	FZ_CHECK(c->rd_len == w->rd_len && c->wr_len == w->wr_len && c->nrd == w->nrd &&
+		     c->nwr == w->nwr && c->ndesc == w->ndesc && c->nempty == w->nempty,
+		 "lengths or counts differ from the walk's");
+	for (uint32_t i = 0; i < c->nrd + c->nwr; i++)
+		FZ_CHECK(c->iov[i].base == w->iov[i].base && c->iov[i].len == w->iov[i].len,
+			 "segment %u differs from the walk's", i);
+}
+
 static void check_same_as_walk(const struct pmd_chain_ring *ring, uint16_t head,
 			       const struct pmd_chain *c, enum pmd_chain_result res)
 {
 	static struct pmd_chain w;
-	enum pmd_chain_result rw = pmd_chain_parse_walk(g.mem, ring, head, &w);
 
-	FZ_CHECK(rw == res, "parse %d, walk %d", res, rw);
-	FZ_CHECK(c->status == w.status, "status byte differs from the walk's");
-	if (res != PMD_CHAIN_OK)
-		return;
-	FZ_CHECK(memcmp(&c->hdr, &w.hdr, sizeof(w.hdr)) == 0, "header differs from the walk's");
-	FZ_CHECK(c->rd_len == w.rd_len && c->wr_len == w.wr_len && c->nrd == w.nrd &&
-		     c->nwr == w.nwr && c->ndesc == w.ndesc && c->nempty == w.nempty,
-		 "lengths or counts differ from the walk's");
-	for (uint32_t i = 0; i < c->nrd + c->nwr; i++)
-		FZ_CHECK(c->iov[i].base == w.iov[i].base && c->iov[i].len == w.iov[i].len,
-			 "segment %u differs from the walk's", i);
+	check_same_chain(c, res, &w, pmd_chain_parse_walk(g.mem, ring, head, &w));
+}
+
+/* The request layer on a chain the walker accepted; flags as the input's. */
+static void exec_chain(struct pmd_chain *c, enum pmd_chain_result res, uint8_t flags)
+{
+	struct pmd_blk_target t;
+	struct pmd_blk_done done;
+	struct fake_model m;
+
+	fg_target(&t, &m, 64 * 512);
+	t.readonly = flags & 2;
+	m.status = (enum fm_status)((flags >> 2) % 3);
+	pmd_blk_req_exec(&t, c, res, 1000, &done);
+	fz_check_done(c, res, &done);
+	fz_check_model_reqs(&t, &m, 0);
+	*c->status = done.status;
+}
+
+/*
+ * The packed walker on the ring at 0x10000: what it accepts is checked as a
+ * split chain is, plus its buffer id and ring descriptor count.
+ */
+static enum pmd_chain_result packed_parse(uint16_t size, uint16_t head, bool indirect,
+					  struct pmd_chain *c)
+{
+	const struct pmd_chain_pring ring = {.desc = (const struct vring_packed_desc *)g.a,
+					     .size = size,
+					     .indirect_ok = indirect,
+					     .check_wrap = true};
+	static struct pmd_chain w;
+	uint16_t id = 0xffff, nring = 0, wid = 0xffff, wnring = 0;
+	enum pmd_chain_result res =
+	    pmd_chain_parse_packed(g.mem, &ring, head & 0x7fff, head >> 15, c, &id, &nring);
+	enum pmd_chain_result rw =
+	    pmd_chain_parse_packed_walk(g.mem, &ring, head & 0x7fff, head >> 15, &w, &wid, &wnring);
+
+	check_chain(c, res);
+	check_same_chain(c, res, &w, rw);
+	if (res != PMD_CHAIN_BROKEN)
+		FZ_CHECK(id == wid && nring == wnring, "id %u / %u ring descriptors, walk %u / %u",
+			 id, nring, wid, wnring);
+	if (res != PMD_CHAIN_BROKEN) {
+		FZ_CHECK(id < size, "buffer id %u of a queue of %u", id, size);
+		FZ_CHECK(nring >= 1 && nring <= size, "%u ring descriptors in a queue of %u", nring,
+			 size);
+	}
+	return res;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -87,15 +141,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static struct pmd_chain c;
 	struct pmd_chain_ring ring;
 	struct pmd_chain_hint hint;
-	struct pmd_blk_target t;
-	struct pmd_blk_done done;
-	struct fake_model m;
 	enum pmd_chain_result res;
 	uint16_t head;
 	uint8_t flags;
 	struct pmd_chain_touched touched;
+	uint8_t layout = fz_u8(&in);
 
-	ring.size = (uint16_t)(1u << (fz_u8(&in) % 13));
+	ring.size = (uint16_t)(1u << ((layout & 0x7f) % 13));
 	head = fz_u16(&in);
 	flags = fz_u8(&in);
 	ring.indirect_ok = flags & 1;
@@ -104,6 +156,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(g.b, 0, FG_REGION_SIZE);
 	fz_take(&in, g.a, FG_REGION_SIZE);
 	fz_take(&in, g.b, FG_REGION_SIZE);
+
+	if (layout & 0x80) {
+		res = packed_parse(ring.size, head, ring.indirect_ok, &c);
+		if (res != PMD_CHAIN_BROKEN)
+			exec_chain(&c, res, flags);
+		return 0;
+	}
 
 	pmd_chain_touch(g.mem, &ring, head, &touched); /* reads only what it may: ASan watches */
 	if (pmd_chain_peek(g.mem, &ring, head, &hint))
@@ -123,15 +182,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	res = pmd_chain_parse(g.mem, &ring, head, &c);
 	check_chain(&c, res);
 	check_same_as_walk(&ring, head, &c, res);
-	if (res == PMD_CHAIN_BROKEN)
-		return 0;
-
-	fg_target(&t, &m, 64 * 512);
-	t.readonly = flags & 2;
-	m.status = (enum fm_status)((flags >> 2) % 3);
-	pmd_blk_req_exec(&t, &c, res, 1000, &done);
-	fz_check_done(&c, res, &done);
-	fz_check_model_reqs(&t, &m, 0);
-	*c.status = done.status;
+	if (res != PMD_CHAIN_BROKEN)
+		exec_chain(&c, res, flags);
 	return 0;
 }

@@ -25,6 +25,11 @@ def desc(addr, ln, flags, nxt):
     return struct.pack("<QIHH", addr, ln, flags, nxt)
 
 
+def pdesc(addr, ln, buf_id, flags):
+    """A packed ring descriptor (virtio 1.2, 2.8.13)."""
+    return struct.pack("<QIHH", addr, ln, buf_id, flags)
+
+
 def hdr(t, sector):
     return struct.pack("<IIQ", t, 0, sector)
 
@@ -71,10 +76,35 @@ def vq_chain_seeds():
     chain("bad_head", [(H, 16, 0, 0)], [], head=9)
     chain("indirect_off", [(0x10300, 48, INDIRECT, 0)], [(0x10300, ind)], flags=0)
 
+    # packed rings (layout byte bit 7): descriptors at consecutive ring positions
+    AV, US = 1 << 7, 1 << 15
+
+    def pchain(name, descs, extra, pos=0, wrap=1, qlog=2, flags=1, buf_id=1):
+        n = 1 << qlog
+        ring = bytearray(16 * n)
+        for k, (addr, ln, fl) in enumerate(descs):
+            p = (pos + k) % n
+            w = wrap if pos + k < n else 1 - wrap
+            ring[16 * p:16 * p + 16] = pdesc(addr, ln, buf_id, fl | (AV if w else US))
+        head = pos | (wrap << 15)
+        put("vq_chain", name, struct.pack("<BHB", 0x80 | qlog, head, flags) +
+            guest([(A, bytes(ring))] + extra))
+
+    pchain("packed_read", [(H, 16, NEXT), (D, 512, WRITE | NEXT), (S, 1, WRITE)],
+           [(H, hdr(T_IN, 3))])
+    pchain("packed_write_wraps", [(H, 16, NEXT), (D, 1024, NEXT), (S, 1, WRITE)],
+           [(H, hdr(T_OUT, 0))], pos=2, wrap=0)
+    pind = (pdesc(H, 16, 0, 0) + pdesc(D, 512, 0, WRITE) + pdesc(S, 1, 0, WRITE))
+    pchain("packed_indirect", [(0x10300, 48, INDIRECT)], [(H, hdr(T_IN, 0)), (0x10300, pind)])
+    pchain("packed_id_out_of_range", [(H, 16, NEXT), (S, 1, WRITE)], [(H, hdr(T_FLUSH, 0))],
+           buf_id=9)
+
 
 def blk_req_seeds():
-    def req(name, t, sector, rd, wr, rd_data=b"", cap=2048, flags=0):
-        b = struct.pack("<IB", cap, flags) + hdr(t, sector) + struct.pack("<BB", len(rd), len(wr))
+    # layout byte: bit 0 packed ring, bit 1 through an indirect table, bits 2-7 ring position / 8
+    def req(name, t, sector, rd, wr, rd_data=b"", cap=2048, flags=0, layout=0):
+        b = struct.pack("<BIB", layout, cap, flags) + hdr(t, sector)
+        b += struct.pack("<BB", len(rd), len(wr))
         b += b"".join(struct.pack("<I", n - 1) for n in rd + wr) + rd_data
         put("blk_req", name, b)
 
@@ -89,6 +119,10 @@ def blk_req_seeds():
     req("past_end", T_IN, 2047, [], [1024])
     req("unknown_type", 0x55, 0, [], [])
     req("blk4k", T_IN, 8, [], [4096], flags=2)
+    req("packed_read", T_IN, 8, [], [4096], layout=1)
+    req("packed_write_wraps", T_OUT, 16, [512, 1024], [], layout=1 | (62 << 2))
+    req("packed_indirect", T_IN, 0, [], [512, 512], layout=3)
+    req("packed_discard", T_DISCARD, 0, [16], [], struct.pack("<QII", 0, 8, 0), layout=1)
 
 
 def options_seeds():

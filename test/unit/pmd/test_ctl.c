@@ -453,6 +453,61 @@ Test(ctl, get_vring_base_posts_held_completions_and_stores_the_indexes)
 		cr_assert_eq(status_of(i), VIRTIO_BLK_S_OK);
 }
 
+/*
+ * A packed ring through the control path: the queue starts at the position
+ * and wrap counter of the vring base (bit 15), serves a chain across the
+ * ring's end, and GET_VRING_BASE stores both positions with their wrap
+ * counters after posting the held completion.
+ */
+Test(ctl, packed_ring_starts_and_stops_with_its_wrap_counters)
+{
+	struct vring_packed_desc *ring = (struct vring_packed_desc *)g.b;
+	struct virtio_blk_outhdr h = {.type = VIRTIO_BLK_T_IN, .sector = 8};
+	const uint16_t avail_w0 = 1u << VRING_PACKED_DESC_F_USED; /* available under wrap 0 */
+	const uint16_t used_w1 =
+	    (1u << VRING_PACKED_DESC_F_AVAIL) | (1u << VRING_PACKED_DESC_F_USED);
+
+	ut_features = (1ULL << VIRTIO_F_RING_PACKED) | (1ULL << VIRTIO_RING_F_EVENT_IDX);
+	ut_vrings[0].vr.desc_packed = ring;
+	ut_vrings[0].vr.driver_event = (struct vring_packed_desc_event *)(g.b + 0x1000);
+	ut_vrings[0].vr.device_event = (struct vring_packed_desc_event *)(g.b + 0x1004);
+	ut_vrings[0].last_avail = 14; /* position 14, wrap counters 0 */
+	ut_vrings[0].last_used = 14;
+	m.due_delta = 1000000000;
+	cr_assert_eq(ut_dev_ops->vring_state_changed(ut_vid, 0, 1), 0);
+	cr_assert_not_null(ut_queue(0));
+	cr_assert(ut_queue(0)->packed);
+	cr_assert_not_null(strstr(ut_log, "packed ring"), "%s", ut_log);
+	cr_assert_eq(ut_queue(0)->last_avail, 14);
+	cr_assert_not(ut_queue(0)->pk.avail_wrap);
+	/* request 0's chain at positions 14, 15 and 0 (past the end: wrap 1) */
+	memcpy(fg_host(&g, FG_REQ_HDR(0)), &h, sizeof(h));
+	ring[14] = (struct vring_packed_desc){
+	    .addr = FG_REQ_HDR(0), .len = 16, .id = 3, .flags = VRING_DESC_F_NEXT | avail_w0};
+	ring[15] =
+	    (struct vring_packed_desc){.addr = FG_REQ_DATA(0),
+				       .len = 4096,
+				       .id = 3,
+				       .flags = VRING_DESC_F_NEXT | VRING_DESC_F_WRITE | avail_w0};
+	ring[0] = (struct vring_packed_desc){.addr = FG_REQ_STATUS(0),
+					     .len = 1,
+					     .id = 3,
+					     .flags = VRING_DESC_F_WRITE |
+						      (1u << VRING_PACKED_DESC_F_AVAIL)};
+	ut_sweep(100);
+	cr_assert_eq(m.calls, 1);
+	cr_assert_eq(m.req[0].offset, 4096);
+	cr_assert_eq(hook(true, VHU_GET_VRING_BASE, 0), RTE_VHOST_MSG_RESULT_NOT_HANDLED);
+	cr_assert_null(ut_queue(0));
+	cr_assert_eq(status_of(0), VIRTIO_BLK_S_OK);
+	/* the used descriptor at position 14, under used wrap 0: flags both clear */
+	cr_assert_eq(ring[14].id, 3);
+	cr_assert_eq(ring[14].len, 4097);
+	cr_assert_eq(ring[14].flags & used_w1, 0);
+	cr_assert_eq(ut_vrings[0].last_avail, 1 | 1u << 15);
+	cr_assert_eq(ut_vrings[0].last_used, 1 | 1u << 15);
+}
+
 Test(ctl, get_vring_base_of_an_unknown_queue_stops_nothing)
 {
 	cr_assert_eq(ut_dev_ops->vring_state_changed(ut_vid, 0, 1), 0);

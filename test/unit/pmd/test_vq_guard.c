@@ -325,30 +325,37 @@ Test(vq_guard, inflight_message_checked)
 	msg.payload.inflight.mmap_size = 2 * 2112;
 	msg.payload.inflight.num_queues = 2;
 	msg.payload.inflight.queue_size = 128;
-	cr_assert_null(pmd_guard_inflight_msg(&msg, fd, 2, buf, sizeof(buf)));
+	cr_assert_null(pmd_guard_inflight_msg(&msg, fd, 2, false, buf, sizeof(buf)));
+	/* a packed ring's entries are twice as large: the same region holds half the queue */
+	cr_assert_eq(pmd_inflight_packed_queue_bytes(128), 4160);
+	cr_assert_not_null(pmd_guard_inflight_msg(&msg, fd, 2, true, buf, sizeof(buf)));
+	cr_assert(strstr(buf, "need 8320"), "%s", buf);
+	msg.payload.inflight.queue_size = 64;
+	cr_assert_null(pmd_guard_inflight_msg(&msg, fd, 2, true, buf, sizeof(buf)));
+	msg.payload.inflight.queue_size = 128;
 	/* more queues than the device has */
-	cr_assert_not_null(pmd_guard_inflight_msg(&msg, fd, 1, buf, sizeof(buf)));
+	cr_assert_not_null(pmd_guard_inflight_msg(&msg, fd, 1, false, buf, sizeof(buf)));
 	cr_assert(strstr(buf, "2 queues, the device has 1"), "%s", buf);
 	/* the region cannot hold the queues it names */
 	msg.payload.inflight.queue_size = 256;
-	cr_assert_not_null(pmd_guard_inflight_msg(&msg, fd, 2, buf, sizeof(buf)));
+	cr_assert_not_null(pmd_guard_inflight_msg(&msg, fd, 2, false, buf, sizeof(buf)));
 	cr_assert(strstr(buf, "need 8320"), "%s", buf);
 	msg.payload.inflight.queue_size = 100;
-	cr_assert_not_null(pmd_guard_inflight_msg(&msg, fd, 2, buf, sizeof(buf)));
+	cr_assert_not_null(pmd_guard_inflight_msg(&msg, fd, 2, false, buf, sizeof(buf)));
 	/* the file is shorter than the region */
 	msg.payload.inflight.queue_size = 128;
 	msg.payload.inflight.mmap_offset = 64;
-	cr_assert_not_null(pmd_guard_inflight_msg(&msg, fd, 2, buf, sizeof(buf)));
+	cr_assert_not_null(pmd_guard_inflight_msg(&msg, fd, 2, false, buf, sizeof(buf)));
 	cr_assert(strstr(buf, "inflight region: file has 4224 bytes"), "%s", buf);
-	cr_assert_not_null(pmd_guard_inflight_msg(&msg, -1, 2, buf, sizeof(buf)));
+	cr_assert_not_null(pmd_guard_inflight_msg(&msg, -1, 2, false, buf, sizeof(buf)));
 	/* GET: no file yet, sizes only */
 	msg.request = VHU_GET_INFLIGHT_FD;
-	cr_assert_null(pmd_guard_inflight_msg(&msg, -1, 2, buf, sizeof(buf)));
+	cr_assert_null(pmd_guard_inflight_msg(&msg, -1, 2, false, buf, sizeof(buf)));
 	msg.payload.inflight.num_queues = 0;
-	cr_assert_not_null(pmd_guard_inflight_msg(&msg, -1, 2, buf, sizeof(buf)));
+	cr_assert_not_null(pmd_guard_inflight_msg(&msg, -1, 2, false, buf, sizeof(buf)));
 	/* a wrong payload size is rte_vhost's to refuse */
 	msg.size = 8;
-	cr_assert_null(pmd_guard_inflight_msg(&msg, -1, 2, buf, sizeof(buf)));
+	cr_assert_null(pmd_guard_inflight_msg(&msg, -1, 2, false, buf, sizeof(buf)));
 	close(fd);
 }
 
@@ -527,4 +534,27 @@ Test(vq_guard, socket_reads_bounded, .timeout = 10)
 	cr_assert_eq(pmd_guard_sock_bound_reads(-1), -EBADF);
 	close(sv[0]);
 	close(sv[1]);
+}
+
+/*
+ * A packed ring: the descriptor ring (16 * size bytes, 16-aligned) and the
+ * two 4-byte event suppression areas (4-aligned) each inside one region.
+ */
+Test(vq_guard, packed_ring_layout_checked)
+{
+	struct pmd_ring_layout r = {.size = QS, .event_idx = true, .packed = true};
+
+	r.desc = base;
+	r.avail = base + 16 * QS;
+	r.used = base + 16 * QS + 4;
+	cr_assert_null(pmd_guard_rings(mem, &r));
+	r.used = base + 16 * QS + 2;
+	cr_assert(strstr(pmd_guard_rings(mem, &r), "packed ring not aligned"));
+	r.used = base + RSZ - 4;
+	cr_assert_null(pmd_guard_rings(mem, &r), "an event area in the region's last 4 bytes");
+	r.avail = base + RSZ;
+	cr_assert(strstr(pmd_guard_rings(mem, &r), "driver event area"));
+	r.avail = base + 16 * QS;
+	r.desc = base + RSZ - 16 * QS + 16;
+	cr_assert(strstr(pmd_guard_rings(mem, &r), "descriptor ring"));
 }

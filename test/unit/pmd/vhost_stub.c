@@ -258,6 +258,31 @@ int rte_vhost_get_log_base(int vid, uint64_t *log_base, uint64_t *log_size)
 	return vid_known(vid) ? 0 : -1;
 }
 
+/* Packed: the entry handed out is the chain's first ring position. */
+int rte_vhost_set_inflight_desc_packed(int vid, uint16_t qid, uint16_t head, uint16_t last,
+				       uint16_t *entry)
+{
+	(void)last;
+	*entry = head;
+	return inflight_record('S', head);
+}
+
+int rte_vhost_set_last_inflight_io_packed(int vid, uint16_t qid, uint16_t head)
+{
+	return inflight_record('L', head);
+}
+
+int rte_vhost_clr_inflight_desc_packed(int vid, uint16_t qid, uint16_t head)
+{
+	return inflight_record('C', head);
+}
+
+int rte_vhost_get_vring_base_from_inflight(int vid, uint16_t qid, uint16_t *last_avail,
+					   uint16_t *last_used)
+{
+	return rte_vhost_get_vring_base(vid, qid, last_avail, last_used);
+}
+
 /* ---- fake pollers ---- */
 
 unsigned pmd_poller_count(void)

@@ -66,7 +66,11 @@ extern char ut_log[8192];
 /* The socket path rte_vhost_get_ifname() answers for ut_vid. */
 extern char ut_ifname[108];
 
-/* Inflight calls vq.c made, in order: 's' set, 'l' set_last, 'c' clear. */
+/*
+ * Inflight calls vq.c / vq_packed.c made, in order: 's' set, 'l' set_last,
+ * 'c' clear; packed 'S', 'L', 'C' (the stub hands out the chain's first ring
+ * position as its inflight entry).
+ */
 #define UT_MAX_INFLIGHT_CALLS 64
 extern char ut_inflight_op[UT_MAX_INFLIGHT_CALLS];
 extern uint16_t ut_inflight_idx[UT_MAX_INFLIGHT_CALLS];

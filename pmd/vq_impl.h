@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * vq_impl.h - what the split (vq.c) and packed (vq_packed.c) ring code of a
+ * queue share: guest index loads and stores, the pending-completion heap,
+ * request accounting, stopping a queue and sending a call.  Internal to
+ * those two files.
+ */
+#ifndef PMD_VQ_IMPL_H
+#define PMD_VQ_IMPL_H
+
+#include <rte_common.h>
+
+#include "pmd/vq.h"
+
+/*
+ * The heap and accounting functions are static, not inline: each file's
+ * compiler judges their inlining as it did when they were vq.c's own (the
+ * split sweep's code stays what it was).
+ */
+
+static inline uint16_t ld16(const volatile uint16_t *p)
+{
+	return *p;
+}
+
+static inline void st16(volatile uint16_t *p, uint16_t v)
+{
+	*p = v;
+}
+
+/* Min-heap of pending completions ordered by due_ns. */
+static __rte_unused void pmd_vq_heap_push(struct pmd_vq *q, const struct pmd_vq_pending *p)
+{
+	uint32_t i = q->nheap++;
+
+	while (i > 0) {
+		uint32_t parent = (i - 1) / 2;
+
+		if (q->heap[parent].due_ns <= p->due_ns)
+			break;
+		q->heap[i] = q->heap[parent];
+		i = parent;
+	}
+	q->heap[i] = *p;
+}
+
+static __rte_unused struct pmd_vq_pending pmd_vq_heap_pop(struct pmd_vq *q)
+{
+	struct pmd_vq_pending top = q->heap[0];
+	struct pmd_vq_pending last = q->heap[--q->nheap];
+	uint32_t n = q->nheap;
+	uint32_t i = 0;
+
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && q->heap[c + 1].due_ns < q->heap[c].due_ns)
+			c++;
+		if (last.due_ns <= q->heap[c].due_ns)
+			break;
+		q->heap[i] = q->heap[c];
+		i = c;
+	}
+	if (n > 0)
+		q->heap[i] = last;
+	return top;
+}
+
+static __rte_unused void pmd_vq_account(struct pmd_vq *q, const struct pmd_blk_done *d)
+{
+	PMD_CTR_INC(q->st.requests);
+	PMD_CTR_ADD(q->st.rd_bytes, d->rd_bytes);
+	PMD_CTR_ADD(q->st.wr_bytes, d->wr_bytes);
+	if (d->status != VIRTIO_BLK_S_OK)
+		PMD_CTR_INC(q->st.errors);
+}
+
+/* A deferred completion posted late ns after its due time. */
+static inline void pmd_vq_count_late(struct pmd_vq *q, uint64_t late)
+{
+	PMD_CTR_INC(q->st.deferred);
+	if (late > PMD_LATE_NS) {
+		PMD_CTR_INC(q->st.late);
+		PMD_CTR_ADD(q->st.late_ns_sum, late);
+		PMD_CTR_RAISE(q->st.late_ns_max, late);
+	}
+}
+
+/* Stop serving q (logged once with why): a broken queue takes no request. */
+void pmd_vq_break(struct pmd_vq *q, const char *why);
+
+/* Write q's call eventfd (counted; a blocked fd stops the queue). */
+void pmd_vq_call(struct pmd_vq *q);
+
+#endif /* PMD_VQ_IMPL_H */

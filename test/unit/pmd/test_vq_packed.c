@@ -1,0 +1,685 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * test_vq_packed.c - serving a packed virtqueue against a fake packed
+ * driver: data written and read back through a NoSSD model, completions out
+ * of order matched by buffer id (the used position skips the completed
+ * chain's descriptors), many laps of the ring with chains across its end,
+ * indirect tables, kick suppression (device event area) and call decisions
+ * (driver event area, descriptor mode), poll queues, inflight tracking and
+ * replay, the wrap counters given back, and every hostile layout answered
+ * with an error status or a stopped queue.
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "fake_guest.h"
+#include "ftl/fm_model_registry.h"
+#include "pmd/vq.h"
+#include "vhost_stub.h"
+
+#define QSZ 16
+#define CAP (1u << 20)
+/* The ring in region B: descriptors +0, driver event +0x1000, device event +0x1004. */
+#define RING_GPA FG_B_GPA
+#define IND_GPA (FG_B_GPA + 0x2000) /* indirect tables, 0x100 apart */
+
+static struct fake_guest g;
+static struct pmd_blk_target t;
+static struct fake_model fm;
+static uint8_t *backing;
+static struct pmd_vq *q;
+static struct pmd_chain scratch;
+static int efd = -1;
+static struct vring_packed_desc *ring;
+static struct vring_packed_desc_event *drv_ev, *dev_ev;
+
+/* The fake driver (virtio 1.2, 2.8.21). */
+static struct {
+	uint16_t avail; /* next position to make available */
+	bool avail_wrap;
+	uint16_t used; /* next position to read a used descriptor at */
+	bool used_wrap;
+	uint16_t num[QSZ]; /* descriptors of the buffer with each id */
+} drv;
+
+static void setup(void)
+{
+	fg_init(&g);
+	fg_target(&t, &fm, CAP);
+	ring = (struct vring_packed_desc *)g.b;
+	drv_ev = (struct vring_packed_desc_event *)(g.b + 0x1000);
+	dev_ev = (struct vring_packed_desc_event *)(g.b + 0x1004);
+	memset(&drv, 0, sizeof(drv));
+	drv.avail_wrap = drv.used_wrap = true;
+	q = NULL;
+	efd = -1;
+	backing = NULL;
+}
+
+static void teardown(void)
+{
+	pmd_vq_free(q);
+	if (efd >= 0)
+		close(efd);
+	if (backing != NULL) {
+		fm_nossd_ops.destroy(t.model);
+		free(backing);
+	}
+	fg_fini(&g);
+}
+
+TestSuite(vqp, .init = setup, .fini = teardown);
+
+/* A NoSSD model instead of the recording one: data reads back. */
+static void use_nossd(void)
+{
+	struct fm_model_config cfg = {.capacity_bytes = CAP, .capacity_set = true, .blk_size = 512};
+	char err[256];
+
+	backing = calloc(1, CAP);
+	cr_assert_eq(fm_nossd_ops.configure(&cfg, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(fm_nossd_ops.create(&cfg, backing, &t.model, err, sizeof(err)), 0, "%s", err);
+	t.ops = &fm_nossd_ops;
+}
+
+/* The queue's setup over the fake ring at base positions (position | wrap << 15). */
+static struct pmd_vq_setup setup_of(bool event_idx, int callfd, uint16_t base_avail,
+				    uint16_t base_used)
+{
+	return (struct pmd_vq_setup){.desc_packed = ring,
+				     .driver_event = drv_ev,
+				     .device_event = dev_ev,
+				     .size = QSZ,
+				     .last_avail = base_avail,
+				     .last_used = base_used,
+				     .packed = true,
+				     .callfd = callfd,
+				     .kickfd = -1,
+				     .event_idx = event_idx,
+				     .indirect = true,
+				     .mem = g.mem,
+				     .target = &t};
+}
+
+static struct pmd_vq *make(bool event_idx, int callfd, uint16_t base_avail, uint16_t base_used)
+{
+	struct pmd_vq_setup s = setup_of(event_idx, callfd, base_avail, base_used);
+
+	q = pmd_vq_create(&s);
+	cr_assert_not_null(q);
+	return q;
+}
+
+static void make_q(bool event_idx, int callfd)
+{
+	make(event_idx, callfd, 1u << 15, 1u << 15); /* a fresh ring: both wrap counters 1 */
+}
+
+static uint16_t avail_flags(bool wrap)
+{
+	return wrap ? PMD_PACKED_F_AVAIL : PMD_PACKED_F_USED;
+}
+
+/*
+ * Make a chain of n descriptors available as buffer id (their flags as the
+ * driver's wrap counter says, the first one's written last).
+ */
+static void post_descs(const struct vring_packed_desc *d, unsigned n, uint16_t id)
+{
+	uint16_t first = drv.avail, first_flags = 0;
+
+	for (unsigned k = 0; k < n; k++) {
+		struct vring_packed_desc x = d[k];
+
+		x.id = id;
+		x.flags = (uint16_t)(x.flags | avail_flags(drv.avail_wrap));
+		if (k == 0) {
+			first_flags = x.flags;
+			x.flags = avail_flags(!drv.avail_wrap); /* not yet available */
+		}
+		ring[drv.avail] = x;
+		if (++drv.avail == QSZ) {
+			drv.avail = 0;
+			drv.avail_wrap = !drv.avail_wrap;
+		}
+	}
+	drv.num[id] = (uint16_t)n;
+	__atomic_store_n(&ring[first].flags, first_flags, __ATOMIC_RELEASE);
+}
+
+static uint64_t hdr_gpa(uint16_t id)
+{
+	return FG_REQ_HDR(id);
+}
+
+static uint64_t status_gpa(uint16_t id)
+{
+	return FG_REQ_STATUS(id);
+}
+
+/* Request id: a type/sector header, len data bytes at data, status 0xff; the 3 descriptors. */
+static void req_descs(struct vring_packed_desc *d, uint16_t id, uint32_t type, uint64_t sector,
+		      uint64_t data, uint32_t len)
+{
+	struct virtio_blk_outhdr h = {.type = type, .sector = sector};
+
+	memcpy(fg_host(&g, hdr_gpa(id)), &h, sizeof(h));
+	*(uint8_t *)fg_host(&g, status_gpa(id)) = 0xff;
+	d[0] =
+	    (struct vring_packed_desc){.addr = hdr_gpa(id), .len = 16, .flags = VRING_DESC_F_NEXT};
+	d[1] = (struct vring_packed_desc){
+	    .addr = data,
+	    .len = len,
+	    .flags =
+		(uint16_t)(VRING_DESC_F_NEXT | (type == VIRTIO_BLK_T_IN ? VRING_DESC_F_WRITE : 0))};
+	d[2] = (struct vring_packed_desc){
+	    .addr = status_gpa(id), .len = 1, .flags = VRING_DESC_F_WRITE};
+}
+
+static void post_rw(uint16_t id, uint32_t type, uint64_t sector)
+{
+	struct vring_packed_desc d[3];
+
+	req_descs(d, id, type, sector, FG_REQ_DATA(id), 4096);
+	post_descs(d, 3, id);
+}
+
+static uint8_t status_of(uint16_t id)
+{
+	return *(uint8_t *)fg_host(&g, status_gpa(id));
+}
+
+/* The next used descriptor, if the device wrote one: its id and length. */
+static bool get_used(uint16_t *id, uint32_t *len)
+{
+	struct vring_packed_desc d;
+	uint16_t f = __atomic_load_n(&ring[drv.used].flags, __ATOMIC_ACQUIRE);
+
+	if (!!(f & PMD_PACKED_F_AVAIL) != drv.used_wrap ||
+	    !!(f & PMD_PACKED_F_USED) != drv.used_wrap)
+		return false;
+	d = ring[drv.used];
+	*id = d.id;
+	*len = d.len;
+	cr_assert_lt(d.id, QSZ);
+	drv.used = (uint16_t)(drv.used + drv.num[d.id]);
+	if (drv.used >= QSZ) {
+		drv.used -= QSZ;
+		drv.used_wrap = !drv.used_wrap;
+	}
+	return true;
+}
+
+static void expect_used(uint16_t want_id, uint32_t want_len)
+{
+	uint16_t id;
+	uint32_t len;
+
+	cr_assert(get_used(&id, &len), "no used descriptor for id %u", want_id);
+	cr_assert_eq(id, want_id);
+	cr_assert_eq(len, want_len);
+}
+
+static uint64_t calls_pending(void)
+{
+	uint64_t v = 0;
+
+	if (read(efd, &v, sizeof(v)) != sizeof(v))
+		return 0;
+	return v;
+}
+
+Test(vqp, write_then_read_back_compares)
+{
+	uint8_t *w, *r;
+
+	use_nossd();
+	make_q(true, -1);
+	w = fg_host(&g, FG_REQ_DATA(0));
+	for (unsigned i = 0; i < 4096; i++)
+		w[i] = (uint8_t)(i * 7 + 3);
+	post_rw(0, VIRTIO_BLK_T_OUT, 16);
+	cr_assert_eq(pmd_vq_sweep(q, 100, &scratch), 1);
+	expect_used(0, 1);
+	cr_assert_eq(status_of(0), VIRTIO_BLK_S_OK);
+	r = fg_host(&g, FG_REQ_DATA(1));
+	memset(r, 0, 4096);
+	post_rw(1, VIRTIO_BLK_T_IN, 16);
+	cr_assert_eq(pmd_vq_sweep(q, 200, &scratch), 1);
+	expect_used(1, 4097);
+	cr_assert_eq(status_of(1), VIRTIO_BLK_S_OK);
+	cr_assert_eq(memcmp(w, r, 4096), 0, "data read back differs");
+	cr_assert_eq(q->st.requests, 2);
+}
+
+Test(vqp, out_of_order_completion_by_id)
+{
+	make_q(true, -1);
+	fm.due_delta = 5000;
+	post_rw(4, VIRTIO_BLK_T_IN, 0);
+	cr_assert_eq(pmd_vq_sweep(q, 100, &scratch), 1);
+	fm.due_delta = 0;
+	post_rw(9, VIRTIO_BLK_T_IN, 8);
+	cr_assert_eq(pmd_vq_sweep(q, 200, &scratch), 1);
+	/* the later request completes first, at used position 0, and skips its own 3 */
+	expect_used(9, 4097);
+	cr_assert_eq(status_of(9), VIRTIO_BLK_S_OK);
+	cr_assert_eq(status_of(4), 0xff, "status written before its due time");
+	cr_assert_eq(drv.used, 3);
+	pmd_vq_sweep(q, 5099, &scratch);
+	cr_assert_eq(ring[3].flags & PMD_PACKED_F_USED, 0, "posted before due");
+	pmd_vq_sweep(q, 5100, &scratch);
+	expect_used(4, 4097);
+	cr_assert_eq(drv.used, 6);
+	cr_assert_eq(status_of(4), VIRTIO_BLK_S_OK);
+	cr_assert_eq(q->st.deferred, 1);
+}
+
+/*
+ * Many laps of a 16-entry ring with 3-descriptor chains: chains cross the
+ * ring's end, both wrap counters flip; every block written reads back.
+ */
+Test(vqp, wrap_around_many_laps)
+{
+	uint16_t id;
+	uint32_t len;
+
+	use_nossd();
+	make_q(true, -1);
+	for (unsigned lap = 0; lap < 200; lap++) {
+		uint8_t *w = fg_host(&g, FG_REQ_DATA(0)), *r = fg_host(&g, FG_REQ_DATA(1));
+		uint64_t sector = (lap % 64) * 8;
+
+		memset(w, (int)(lap + 1), 4096);
+		w[lap % 4096] = 0;
+		memset(r, 0xee, 4096);
+		post_rw(0, VIRTIO_BLK_T_OUT, sector);
+		post_rw(1, VIRTIO_BLK_T_IN, sector);
+		cr_assert_eq(pmd_vq_sweep(q, lap, &scratch), 2, "lap %u", lap);
+		cr_assert(get_used(&id, &len));
+		cr_assert_eq(id, 0);
+		cr_assert(get_used(&id, &len));
+		cr_assert_eq(id, 1);
+		cr_assert_eq(len, 4097);
+		cr_assert_eq(memcmp(w, r, 4096), 0, "lap %u: data differs", lap);
+		cr_assert(!get_used(&id, &len));
+	}
+	cr_assert_eq(q->st.requests, 400);
+	cr_assert(!q->broken);
+	/* 1200 descriptors: 75 laps, both counters back where they started */
+	cr_assert_eq(q->last_avail, 1200 % QSZ);
+	cr_assert_eq(q->pk.avail_wrap, (1200 / QSZ) % 2 == 0);
+	cr_assert_eq(q->pk.used_wrap, q->pk.avail_wrap);
+}
+
+Test(vqp, base_reports_wrap_counters)
+{
+	uint16_t la, lu;
+
+	make(true, -1, 14, 14); /* position 14, wrap counters 0 */
+	drv.avail = drv.used = 14;
+	drv.avail_wrap = drv.used_wrap = false;
+	post_rw(2, VIRTIO_BLK_T_IN, 0);
+	cr_assert_eq(pmd_vq_sweep(q, 1, &scratch), 1);
+	expect_used(2, 4097);
+	pmd_vq_base(q, &la, &lu);
+	cr_assert_eq(la, 1 | 1u << 15);
+	cr_assert_eq(lu, 1 | 1u << 15);
+}
+
+Test(vqp, indirect_table)
+{
+	struct vring_packed_desc tbl[3], d;
+
+	use_nossd();
+	make_q(true, -1);
+	memset(fg_host(&g, FG_REQ_DATA(5)), 0x5a, 4096);
+	req_descs(tbl, 5, VIRTIO_BLK_T_OUT, 24, FG_REQ_DATA(5), 4096);
+	tbl[1].flags = 0; /* NEXT is ignored in a packed table */
+	memcpy(fg_host(&g, IND_GPA), tbl, sizeof(tbl));
+	d = (struct vring_packed_desc){
+	    .addr = IND_GPA, .len = sizeof(tbl), .flags = VRING_DESC_F_INDIRECT};
+	post_descs(&d, 1, 5);
+	cr_assert_eq(pmd_vq_sweep(q, 1, &scratch), 1);
+	expect_used(5, 1);
+	cr_assert_eq(drv.used, 1, "an indirect chain takes one ring descriptor");
+	cr_assert_eq(status_of(5), VIRTIO_BLK_S_OK);
+	cr_assert_eq(backing[24 * 512], 0x5a);
+	cr_assert_eq(backing[24 * 512 + 4095], 0x5a);
+}
+
+Test(vqp, kicks_suppressed_and_rearmed)
+{
+	make_q(true, -1);
+	cr_assert_eq(dev_ev->flags, VRING_PACKED_EVENT_FLAG_DISABLE);
+	cr_assert_not(pmd_vq_notify_arm(q));
+	cr_assert_eq(dev_ev->flags, VRING_PACKED_EVENT_FLAG_DESC);
+	cr_assert_eq(dev_ev->off_wrap, 0 | 1u << 15);
+	post_rw(0, VIRTIO_BLK_T_IN, 0);
+	cr_assert(pmd_vq_notify_arm(q), "a chain made available before the re-arm");
+	pmd_vq_notify_suppress(q);
+	cr_assert_eq(dev_ev->flags, VRING_PACKED_EVENT_FLAG_DISABLE);
+	pmd_vq_sweep(q, 1, &scratch);
+	cr_assert_not(pmd_vq_notify_arm(q));
+	cr_assert_eq(dev_ev->off_wrap, 3 | 1u << 15);
+}
+
+Test(vqp, kicks_rearmed_without_event_idx)
+{
+	make_q(false, -1);
+	cr_assert_not(pmd_vq_notify_arm(q));
+	cr_assert_eq(dev_ev->flags, VRING_PACKED_EVENT_FLAG_ENABLE);
+}
+
+Test(vqp, call_decisions_follow_driver_event_area)
+{
+	efd = eventfd(0, EFD_NONBLOCK);
+	make_q(true, efd);
+	pmd_vq_notify_start(q);
+	cr_assert_eq(calls_pending(), 1, "a queue start calls once");
+	drv_ev->flags = VRING_PACKED_EVENT_FLAG_DISABLE;
+	post_rw(0, VIRTIO_BLK_T_IN, 0);
+	pmd_vq_sweep(q, 1, &scratch);
+	cr_assert_eq(calls_pending(), 0);
+	cr_assert_eq(q->st.calls_saved, 1);
+	drv_ev->flags = VRING_PACKED_EVENT_FLAG_ENABLE;
+	post_rw(1, VIRTIO_BLK_T_IN, 0);
+	pmd_vq_sweep(q, 2, &scratch);
+	cr_assert_eq(calls_pending(), 1);
+	/* descriptor mode: a call once the used position passes position 9 of this lap */
+	drv_ev->off_wrap = 9 | 1u << 15;
+	drv_ev->flags = VRING_PACKED_EVENT_FLAG_DESC;
+	post_rw(2, VIRTIO_BLK_T_IN, 0); /* used 6 -> 9 */
+	pmd_vq_sweep(q, 3, &scratch);
+	cr_assert_eq(calls_pending(), 0);
+	post_rw(3, VIRTIO_BLK_T_IN, 0); /* used 9 -> 12: crosses 9 */
+	pmd_vq_sweep(q, 4, &scratch);
+	cr_assert_eq(calls_pending(), 1);
+	/* an event in the next lap (wrap 0) at position 1: not before the used position wraps */
+	drv_ev->off_wrap = 1;
+	post_rw(4, VIRTIO_BLK_T_IN, 0); /* 12 -> 15 */
+	pmd_vq_sweep(q, 5, &scratch);
+	cr_assert_eq(calls_pending(), 0);
+	post_rw(5, VIRTIO_BLK_T_IN, 0); /* 15 -> 2 of the next lap: crosses 1 */
+	pmd_vq_sweep(q, 6, &scratch);
+	cr_assert_eq(calls_pending(), 1);
+	cr_assert_eq(q->pk.used_wrap, false);
+}
+
+Test(vqp, poll_queue_completes_without_calls)
+{
+	make_q(true, -1);
+	pmd_vq_notify_start(q);
+	drv_ev->flags = VRING_PACKED_EVENT_FLAG_ENABLE;
+	post_rw(0, VIRTIO_BLK_T_IN, 0);
+	cr_assert_eq(pmd_vq_sweep(q, 1, &scratch), 1);
+	expect_used(0, 4097);
+	cr_assert_eq(q->st.calls, 0);
+	cr_assert_eq(q->st.call_errors, 0);
+}
+
+Test(vqp, flush_posts_pending_and_position)
+{
+	uint16_t a, u;
+	uint32_t pending;
+
+	make_q(true, -1);
+	fm.due_delta = 1000000;
+	post_rw(0, VIRTIO_BLK_T_IN, 0);
+	post_rw(1, VIRTIO_BLK_T_IN, 8);
+	pmd_vq_sweep(q, 1, &scratch);
+	pmd_vq_position(q, &a, &u, &pending);
+	cr_assert_eq(a, 6);
+	cr_assert_eq(u, 0);
+	cr_assert_eq(pending, 2);
+	pmd_vq_flush(q, 2, &scratch);
+	expect_used(0, 4097);
+	expect_used(1, 4097);
+	pmd_vq_position(q, &a, &u, &pending);
+	cr_assert_eq(pending, 0);
+	cr_assert_eq(u, 6);
+}
+
+/* A broken queue takes nothing more: its sweep returns at once. */
+static void expect_broken(void)
+{
+	uint16_t id;
+	uint32_t len;
+
+	cr_assert_eq(pmd_vq_sweep(q, 1, &scratch), 0);
+	cr_assert(q->broken);
+	cr_assert_eq(q->st.broken, 1);
+	cr_assert(!get_used(&id, &len));
+	cr_assert_eq(pmd_vq_sweep(q, 2, &scratch), 0);
+	cr_assert_not(pmd_vq_notify_arm(q));
+}
+
+Test(vqp, hostile_chain_longer_than_ring)
+{
+	struct vring_packed_desc d[QSZ];
+
+	make_q(true, -1);
+	for (unsigned k = 0; k < QSZ; k++)
+		d[k] = (struct vring_packed_desc){
+		    .addr = hdr_gpa(0), .len = 16, .flags = VRING_DESC_F_NEXT};
+	post_descs(d, QSZ, 0); /* every descriptor says NEXT: the walk comes round to its start */
+	expect_broken();
+}
+
+Test(vqp, hostile_id_out_of_range)
+{
+	struct vring_packed_desc d[3];
+
+	make_q(true, -1);
+	req_descs(d, 0, VIRTIO_BLK_T_IN, 0, FG_REQ_DATA(0), 4096);
+	post_descs(d, 3, 0);
+	ring[2].id = QSZ; /* the id is the last descriptor's */
+	expect_broken();
+	cr_assert_eq(status_of(0), 0xff);
+}
+
+Test(vqp, hostile_wrap_counter_mismatch)
+{
+	struct vring_packed_desc d[3];
+
+	make_q(true, -1);
+	req_descs(d, 0, VIRTIO_BLK_T_IN, 0, FG_REQ_DATA(0), 4096);
+	post_descs(d, 3, 0);
+	ring[1].flags = (uint16_t)((ring[1].flags & ~PMD_PACKED_F_AVAIL) | PMD_PACKED_F_USED);
+	expect_broken();
+}
+
+Test(vqp, hostile_nested_indirect)
+{
+	struct vring_packed_desc tbl[3], d;
+
+	make_q(true, -1);
+	req_descs(tbl, 1, VIRTIO_BLK_T_IN, 0, FG_REQ_DATA(1), 4096);
+	tbl[1] = (struct vring_packed_desc){
+	    .addr = IND_GPA + 0x100, .len = 16, .flags = VRING_DESC_F_INDIRECT};
+	memcpy(fg_host(&g, IND_GPA), tbl, sizeof(tbl));
+	d = (struct vring_packed_desc){
+	    .addr = IND_GPA, .len = sizeof(tbl), .flags = VRING_DESC_F_INDIRECT};
+	post_descs(&d, 1, 1);
+	expect_broken();
+}
+
+Test(vqp, hostile_indirect_in_chain_and_bad_table)
+{
+	struct vring_packed_desc d[2] = {
+	    {.addr = hdr_gpa(0), .len = 16, .flags = VRING_DESC_F_NEXT},
+	    {.addr = IND_GPA, .len = 48, .flags = VRING_DESC_F_INDIRECT}};
+
+	make_q(true, -1);
+	post_descs(d, 2, 0);
+	expect_broken();
+}
+
+Test(vqp, hostile_indirect_table_length)
+{
+	struct vring_packed_desc d = {.addr = IND_GPA, .len = 40, .flags = VRING_DESC_F_INDIRECT};
+
+	make_q(true, -1);
+	post_descs(&d, 1, 0);
+	expect_broken();
+}
+
+Test(vqp, hostile_buffer_outside_memory_answers_ioerr)
+{
+	struct vring_packed_desc d[3];
+
+	make_q(true, -1);
+	req_descs(d, 3, VIRTIO_BLK_T_IN, 0, FG_HOLE_GPA, 4096);
+	post_descs(d, 3, 3);
+	post_rw(4, VIRTIO_BLK_T_IN, 8);
+	cr_assert_eq(pmd_vq_sweep(q, 1, &scratch), 2);
+	expect_used(3, 1);
+	cr_assert_eq(status_of(3), VIRTIO_BLK_S_IOERR);
+	expect_used(4, 4097);
+	cr_assert_eq(status_of(4), VIRTIO_BLK_S_OK, "the queue serves on");
+	cr_assert(!q->broken);
+}
+
+Test(vqp, hostile_short_header_answers_ioerr)
+{
+	struct vring_packed_desc d[3];
+
+	make_q(true, -1);
+	req_descs(d, 0, VIRTIO_BLK_T_IN, 0, FG_REQ_DATA(0), 4096);
+	d[0].len = 8;
+	post_descs(d, 3, 0);
+	cr_assert_eq(pmd_vq_sweep(q, 1, &scratch), 1);
+	expect_used(0, 1);
+	cr_assert_eq(status_of(0), VIRTIO_BLK_S_IOERR);
+}
+
+Test(vqp, hostile_no_status_byte)
+{
+	struct vring_packed_desc d[3];
+
+	make_q(true, -1);
+	req_descs(d, 0, VIRTIO_BLK_T_OUT, 0, FG_REQ_DATA(0), 4096);
+	d[1].flags = 0; /* no writable descriptor at all */
+	post_descs(d, 2, 0);
+	expect_broken();
+}
+
+Test(vqp, hostile_positions_outside_queue)
+{
+	make(true, -1, 40, 0); /* a base past the ring's end */
+	cr_assert(q->broken);
+	cr_assert_eq(pmd_vq_sweep(q, 1, &scratch), 0);
+}
+
+/* Inflight tracking: set at take (entry), last-inflight and clear at completion. */
+Test(vqp, inflight_calls_per_request)
+{
+	struct pmd_vq_setup s = setup_of(true, -1, 1u << 15, 1u << 15);
+
+	s.inflight = true;
+	q = pmd_vq_create(&s);
+	cr_assert_not_null(q);
+	ut_ninflight = 0;
+	post_rw(7, VIRTIO_BLK_T_IN, 0);
+	pmd_vq_sweep(q, 1, &scratch);
+	expect_used(7, 4097);
+	cr_assert_eq(ut_ninflight, 3);
+	cr_assert_eq(ut_inflight_op[0], 'S');
+	cr_assert_eq(ut_inflight_idx[0], 0, "the chain's first ring position");
+	cr_assert_eq(ut_inflight_op[1], 'L');
+	cr_assert_eq(ut_inflight_op[2], 'C');
+	/* the stub hands out the first position as the entry: the same on completion */
+	cr_assert_eq(ut_inflight_idx[1], 0);
+	cr_assert_eq(ut_inflight_idx[2], 0);
+}
+
+/*
+ * Replay after a restart: the region lists an entry whose chain the
+ * previous backend took (its descriptors in the ring were overwritten since);
+ * new chains start that chain's length past the used position.
+ */
+Test(vqp, inflight_replay_from_region)
+{
+	size_t sz = sizeof(struct rte_vhost_inflight_info_packed) +
+		    QSZ * sizeof(struct rte_vhost_inflight_desc_packed);
+	struct rte_vhost_inflight_info_packed *in = calloc(1, sz);
+	struct vring_packed_desc d[3];
+	uint16_t entry = 5, replay[1] = {5};
+	/* the region's used position 3, wrap counters 1 */
+	struct pmd_vq_setup s = setup_of(true, -1, 3 | 1u << 15, 3 | 1u << 15);
+
+	s.inflight = true;
+	s.resubmit = replay;
+	s.nresubmit = 1;
+	s.inflight_packed = in;
+	req_descs(d, 6, VIRTIO_BLK_T_IN, 8, FG_REQ_DATA(6), 4096);
+	in->desc[entry].num = 3;
+	for (unsigned k = 0, e = entry; k < 3; k++) {
+		unsigned next = k == 2 ? 0 : (e + 3) % QSZ;
+
+		in->desc[e].addr = d[k].addr;
+		in->desc[e].len = d[k].len;
+		in->desc[e].flags = d[k].flags;
+		in->desc[e].id = 6;
+		in->desc[e].next = (uint16_t)next;
+		e = next;
+	}
+	q = pmd_vq_create(&s);
+	cr_assert_not_null(q);
+	cr_assert_eq(q->last_avail, 6, "new chains start past the replayed one");
+	drv.used = 3;
+	drv.num[6] = 3;
+	drv.avail = 6;
+	post_rw(1, VIRTIO_BLK_T_IN, 0);
+	cr_assert_eq(pmd_vq_sweep(q, 1, &scratch), 2);
+	expect_used(6, 4097);
+	cr_assert_eq(status_of(6), VIRTIO_BLK_S_OK);
+	expect_used(1, 4097);
+	cr_assert_eq(q->st.resubmitted, 1);
+	/* a corrupt entry (its chain ends early) stops the queue, never reads past it */
+	pmd_vq_free(q);
+	in->desc[entry].num = 4;
+	q = pmd_vq_create(&s);
+	cr_assert_eq(pmd_vq_sweep(q, 2, &scratch), 0);
+	cr_assert(q->broken);
+	free(in);
+}
+
+/* The fast path describes the common chain (across the ring's end) as the walk does. */
+Test(vqp, fast_path_matches_the_walk)
+{
+	const struct pmd_chain_pring pr = {
+	    .desc = ring, .size = QSZ, .indirect_ok = true, .check_wrap = true};
+	static struct pmd_chain f, w;
+	struct vring_packed_desc d[3];
+	uint16_t fid = 0, fn = 0, wid = 0, wn = 0;
+
+	drv.avail = QSZ - 1;
+	req_descs(d, 7, VIRTIO_BLK_T_OUT, 8, FG_REQ_DATA(7), 2048);
+	post_descs(d, 3, 7);
+	cr_assert(pmd_chain_parse_packed_fast3(g.mem, &pr, QSZ - 1, true, &f, &fid, &fn));
+	cr_assert_eq(pmd_chain_parse_packed_walk(g.mem, &pr, QSZ - 1, true, &w, &wid, &wn),
+		     PMD_CHAIN_OK);
+	cr_assert_eq(fid, 7);
+	cr_assert_eq(wid, 7);
+	cr_assert_eq(fn, 3);
+	cr_assert_eq(wn, 3);
+	cr_assert_eq(f.status, w.status);
+	cr_assert_eq(f.hdr_at, w.hdr_at);
+	cr_assert_eq(memcmp(&f.hdr, &w.hdr, sizeof(f.hdr)), 0);
+	cr_assert_eq(f.rd_len, 2048);
+	cr_assert_eq(w.rd_len, 2048);
+	cr_assert_eq(f.nrd, w.nrd);
+	cr_assert_eq(f.nwr, w.nwr);
+	cr_assert_eq(f.ndesc, w.ndesc);
+	cr_assert_eq(f.iov[0].base, w.iov[0].base);
+	cr_assert_eq(f.iov[0].len, w.iov[0].len);
+	/* a later descriptor not available: the fast path leaves it to the walk */
+	ring[0].flags ^= PMD_PACKED_F_AVAIL;
+	cr_assert_not(pmd_chain_parse_packed_fast3(g.mem, &pr, QSZ - 1, true, &f, &fid, &fn));
+	cr_assert_eq(pmd_chain_parse_packed(g.mem, &pr, QSZ - 1, true, &f, &fid, &fn),
+		     PMD_CHAIN_BROKEN);
+}
