@@ -173,6 +173,8 @@ void fb_opts_usage(FILE *out)
 	    "socket)\n"
 	    "  --peer-cpu N          CPU of the self-test peer thread\n"
 	    "  --no-event-idx        do not negotiate VIRTIO_RING_F_EVENT_IDX\n"
+	    "  --packed              negotiate VIRTIO_F_RING_PACKED and drive packed\n"
+	    "                        virtqueues (fails when the backend does not offer them)\n"
 	    "  --hugepages           back the shared memory with hugetlb pages\n"
 	    "  --rate IOPS           paced: submit at this rate in total (spread over the "
 	    "queues,\n"
@@ -324,6 +326,7 @@ static const struct opt_row opt_rows[] = {
     ROW_SET("selftest-peer", 0, selftest_peer, true),
     ROW_NUM("peer-cpu", peer_cpu, 0, 0, FB_MAX_CPU_NUM, "a CPU number"),
     ROW_SET("no-event-idx", 0, event_idx, false),
+    ROW_SET("packed", 0, packed, true),
     ROW_SET("hugepages", 0, hugepages, true),
     ROW_NUM("timeout", timeout_ms, 0, 1, 3600000, "milliseconds 1..3600000"),
     ROW_NUM("seed", seed, 0, 0, UINT64_MAX, "a number"),

@@ -2,7 +2,7 @@
 /*
  * main.c - femu-bench: a poll-mode vhost-user-blk initiator without a VM.
  * Connects to a backend socket as the frontend, shares one memfd region,
- * sets up N split virtqueues and runs a workload (or the --hostile cases,
+ * sets up N split (or --packed: packed) virtqueues and runs a workload (or the --hostile cases,
  * the --connect-churn cycles, or the --selftest-peer measurement of the
  * initiator itself).
  *
@@ -120,10 +120,11 @@ static int setup_queues(struct bench *b)
 		return 3;
 	}
 	for (unsigned i = 0; i < o->queues; i++) {
-		rc = fb_vq_init(&b->vqs[i], &b->mem, i, o->qsize, o->qd, fb_opts_max_bs(o),
-				o->event_idx &&
-				    (o->selftest_peer ||
-				     (b->dev.conn.features & (1ull << VIRTIO_RING_F_EVENT_IDX))));
+		rc = fb_vq_init_layout(
+		    &b->vqs[i], &b->mem, i, o->qsize, o->qd, fb_opts_max_bs(o),
+		    o->event_idx && (o->selftest_peer ||
+				     (b->dev.conn.features & (1ull << VIRTIO_RING_F_EVENT_IDX))),
+		    o->packed);
 		if (rc < 0) {
 			fprintf(stderr, "femu-bench: queue %u setup: %s\n", i, strerror(-rc));
 			return 3;
@@ -176,6 +177,10 @@ static int connect_device(struct bench *b)
 	}
 	rc = fb_dev_connect_retry(&b->dev, b->o.sock, b->o.timeout_ms, b->o.event_idx);
 	if (rc < 0) {
+		vu_close(&b->dev.conn);
+		return setup_error(b->dev.err);
+	}
+	if (b->o.packed && fb_dev_use_packed(&b->dev) < 0) {
 		vu_close(&b->dev.conn);
 		return setup_error(b->dev.err);
 	}
