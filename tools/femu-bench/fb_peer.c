@@ -77,9 +77,8 @@ static void serve_packed(struct peer_q *q, uint64_t *completed)
 
 		if ((flags & (FB_PK_AVAIL | FB_PK_USED)) != fb_pvq_avail_bits(vq, head))
 			return;
-		for (unsigned n = 1; (vq->pdesc[c & vq->mask].flags & VRING_DESC_F_NEXT) &&
-				     n < vq->size;
-		     n++)
+		for (unsigned n = 1;
+		     (vq->pdesc[c & vq->mask].flags & VRING_DESC_F_NEXT) && n < vq->size; n++)
 			c++;
 		tail = &vq->pdesc[c & vq->mask];
 		c++;

@@ -187,7 +187,8 @@ static inline unsigned fb_pvq_poll(struct fb_vq *vq, uint32_t *ids, unsigned max
 			__builtin_prefetch(vq->status);
 		id = d->id;
 		ids[n++] = id;
-		vq->last_used = (uint16_t)(vq->last_used + (id < vq->nslots ? vq->pk_ndesc[id] : 1));
+		vq->last_used =
+		    (uint16_t)(vq->last_used + (id < vq->nslots ? vq->pk_ndesc[id] : 1));
 	}
 	if (n && vq->event_idx)
 		fb_pvq_event_keep_far(vq);

@@ -51,14 +51,14 @@ struct fb_vq {
 	 * wrap counter is bit log2(size) inverted), vr is unused.
 	 */
 	bool packed;
-	uint8_t pk_shift;		  /* log2(size) */
-	uint16_t pk_head;		  /* ring position of the head not yet made available */
-	uint16_t pk_head_flags;		  /* its flags (written by fb_pvq_publish) */
-	uint16_t pk_event;		  /* descriptor count named in the driver event area */
-	struct vring_packed_desc *pdesc;  /* [size] */
+	uint8_t pk_shift;		 /* log2(size) */
+	uint16_t pk_head;		 /* ring position of the head not yet made available */
+	uint16_t pk_head_flags;		 /* its flags (written by fb_pvq_publish) */
+	uint16_t pk_event;		 /* descriptor count named in the driver event area */
+	struct vring_packed_desc *pdesc; /* [size] */
 	struct vring_packed_desc_event *drv_ev; /* driver event suppression (we write) */
 	struct vring_packed_desc_event *dev_ev; /* device event suppression (backend writes) */
-	uint8_t *pk_ndesc;		  /* [nslots]: descriptors of each slot's request in flight */
+	uint8_t *pk_ndesc; /* [nslots]: descriptors of each slot's request in flight */
 	uint64_t hdr_gpa, status_gpa, data_gpa; /* guest addresses of hdr[0], status[0], data */
 } __attribute__((aligned(64))); /* queues of different threads share no cache line */
 

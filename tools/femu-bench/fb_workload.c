@@ -398,7 +398,8 @@ FB_HOT unsigned sweep(struct worker *w, struct wq *q, bool submit, const bool pa
 {
 	uint32_t ids[POLL_BATCH];
 	struct reaped done[POLL_BATCH];
-	unsigned n = packed ? fb_pvq_poll(q->vq, ids, POLL_BATCH) : fb_vq_poll(q->vq, ids, POLL_BATCH),
+	unsigned n = packed ? fb_pvq_poll(q->vq, ids, POLL_BATCH)
+			    : fb_vq_poll(q->vq, ids, POLL_BATCH),
 		 nd = 0;
 	uint64_t now = fb_tsc(); /* after the poll: the completions' time */
 	uint64_t clock = worker_clock(w, now);
