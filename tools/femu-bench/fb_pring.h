@@ -154,13 +154,14 @@ static inline void fb_pvq_publish(struct fb_vq *vq)
 }
 
 /*
- * With EVENT_IDX: keep the driver event at least one ring of descriptors
- * minus one past the consumer, so that the backend (at most 3 * nslots
- * descriptors past it) never reaches it; rewritten only when it came closer.
+ * With EVENT_IDX: keep the driver event at a count the backend cannot pass
+ * (its used count is at most 3 * nslots past the consumer: a call is due
+ * only when it passes the event), set a ring less one ahead and rewritten
+ * only when it came closer than that.
  */
 static inline void fb_pvq_event_keep_far(struct fb_vq *vq)
 {
-	if ((uint16_t)(vq->pk_event - vq->last_used) > FB_DESC_PER_REQ * vq->nslots)
+	if ((uint16_t)(vq->pk_event - vq->last_used) >= FB_DESC_PER_REQ * vq->nslots)
 		return;
 	vq->pk_event = (uint16_t)(vq->last_used + vq->size - 1);
 	__atomic_store_n(&vq->drv_ev->off_wrap, fb_pvq_off_wrap(vq, vq->pk_event),

@@ -399,17 +399,22 @@ static int copy_soak(const struct floor_opts *o, struct floor_buf *buf)
 static int ring_qd1_both(const struct floor_opts *o, struct floor_buf *buf, double *bare,
 			 double *virtio, double *packed)
 {
+	const char *what = "bare split";
 	int rc = 0;
 
 	if (o->layouts & LAYOUT_SPLIT)
 		rc = floor_ring_qd1_ns(o->cpu_a, o->cpu_b, buf, 200000, bare);
-	if (rc == 0 && (o->layouts & LAYOUT_SPLIT))
+	if (rc == 0 && (o->layouts & LAYOUT_SPLIT)) {
+		what = "virtio-layout split";
 		rc = floor_ring_qd1_virtio_ns(o->cpu_a, o->cpu_b, buf, 200000, virtio);
-	if (rc == 0 && (o->layouts & LAYOUT_PACKED))
+	}
+	if (rc == 0 && (o->layouts & LAYOUT_PACKED)) {
+		what = "packed";
 		rc = floor_ring_qd1_packed_ns(o->cpu_a, o->cpu_b, buf, 200000, packed);
+	}
 	if (rc != 0) {
-		fprintf(stderr, "femu-floor: ring CPU %d <-> %d: %s\n", o->cpu_a, o->cpu_b,
-			strerror(-rc));
+		fprintf(stderr, "femu-floor: %s ring at QD1, CPU %d <-> %d: %s\n", what, o->cpu_a,
+			o->cpu_b, strerror(-rc));
 		return 1;
 	}
 	return 0;
