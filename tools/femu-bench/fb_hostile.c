@@ -133,20 +133,6 @@ static int hctx_open(struct hctx *h, const struct fb_opts *o, bool start)
 	return 0;
 }
 
-/* A request on slot in the queue's layout (not published: kick it). */
-static void h_submit(struct hctx *h, unsigned slot, uint32_t type, uint64_t sector, uint32_t len)
-{
-	if (h->vq.packed)
-		fb_pvq_submit(&h->vq, slot, type, sector, len);
-	else
-		fb_vq_submit(&h->vq, slot, type, sector, len);
-}
-
-static unsigned h_poll(struct hctx *h, uint32_t *id)
-{
-	return h->vq.packed ? fb_pvq_poll(&h->vq, id, 1) : fb_vq_poll(&h->vq, id, 1);
-}
-
 /*
  * Wait for one used entry: spin briefly, then poll every 100 us.
  * 1: completed (id in *id), 0: none in ms, -1: connection closed.
@@ -157,13 +143,13 @@ static int wait_used(struct hctx *h, unsigned ms, uint32_t *id)
 	unsigned spins = 0;
 
 	for (;;) {
-		if (h_poll(h, id) == 1)
+		if (fb_vq_poll_any(&h->vq, id, 1) == 1)
 			return 1;
 		if ((++spins & 1023) == 0) {
 			if (fb_now_ns() > end)
 				return 0;
 			if (vu_peer_closed(&h->dev.conn))
-				return h_poll(h, id) == 1 ? 1 : -1;
+				return fb_vq_poll_any(&h->vq, id, 1) == 1 ? 1 : -1;
 			if (spins > 64 * 1024)
 				usleep(100); /* not a benchmark: leave the CPU to the backend */
 		}
@@ -200,7 +186,7 @@ static int serve_check(struct hctx *h)
 			fb_verify_fill(buf, sector, 8, H_GEN);
 		else
 			memset(buf, 0, 4096);
-		h_submit(h, 0, types[i], sector, 4096);
+		fb_vq_submit_any(&h->vq, 0, types[i], sector, 4096);
 		fb_vq_kick(&h->vq);
 		if (wait_used(h, h->o->timeout_ms, &id) != 1)
 			return failf("no completion of a correct %s within %u ms",
@@ -690,7 +676,7 @@ static int c_disconnect_in_flight(const struct fb_opts *o)
 	if (hctx_open(&h, o, true) < 0)
 		return -1;
 	for (unsigned s = 0; s < H_SLOTS; s++)
-		h_submit(&h, s, VIRTIO_BLK_T_IN, s * 16, H_SLOT_BYTES);
+		fb_vq_submit_any(&h.vq, s, VIRTIO_BLK_T_IN, s * 16, H_SLOT_BYTES);
 	fb_vq_kick(&h.vq);
 	hctx_close(&h);
 	return 0;
@@ -2192,7 +2178,7 @@ static int pk_serve_one(struct hctx *h, uint32_t type, uint64_t sector, uint32_t
 {
 	uint32_t id;
 
-	h_submit(h, 0, type, sector, len);
+	fb_vq_submit_any(&h->vq, 0, type, sector, len);
 	fb_vq_kick(&h->vq);
 	if (wait_used(h, h->o->timeout_ms, &id) != 1)
 		return failf("no completion at descriptor count %u", h->vq.avail_idx);

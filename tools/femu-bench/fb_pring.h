@@ -196,6 +196,32 @@ static inline unsigned fb_pvq_poll(struct fb_vq *vq, uint32_t *ids, unsigned max
 	return n;
 }
 
+/*
+ * Either layout, tested per call: for the tools off the hot path (--hostile,
+ * --connect-churn); the workload picks its layout once per worker.
+ */
+static inline void fb_vq_submit_any(struct fb_vq *vq, unsigned slot, uint32_t type, uint64_t sector,
+				    uint32_t len)
+{
+	if (vq->packed)
+		fb_pvq_submit(vq, slot, type, sector, len);
+	else
+		fb_vq_submit(vq, slot, type, sector, len);
+}
+
+static inline void fb_vq_publish_any(struct fb_vq *vq)
+{
+	if (vq->packed)
+		fb_pvq_publish(vq);
+	else
+		fb_vq_publish(vq);
+}
+
+static inline unsigned fb_vq_poll_any(struct fb_vq *vq, uint32_t *ids, unsigned max)
+{
+	return vq->packed ? fb_pvq_poll(vq, ids, max) : fb_vq_poll(vq, ids, max);
+}
+
 /* Always kick (hostile cases, and a first kick for backends that wait for one). */
 void fb_pvq_kick(struct fb_vq *vq);
 
