@@ -9,7 +9,9 @@
  * avail entry.  Completions are polled from the used ring
  * with interrupts suppressed (VRING_AVAIL_F_NO_INTERRUPT, or used_event kept
  * 16k to 32k entries ahead with EVENT_IDX); kicks follow the backend's
- * VRING_USED_F_NO_NOTIFY / avail_event.
+ * VRING_USED_F_NO_NOTIFY / avail_event.  The same struct fb_vq holds a
+ * packed virtqueue when laid out so (fb_vq_init_layout); its driver side is
+ * fb_pring.h.
  */
 #ifndef FB_VRING_H
 #define FB_VRING_H
