@@ -5,7 +5,8 @@
 # figures markers (--update-docs): the header and every cell, the text around
 # the markers kept, a second update changes nothing, a file without markers is
 # refused (exit 2) and left as it was, a JSON that is not a sweep's is refused.
-# The floor goals judged in turns follow the table as one sentence.
+# The floor goals judged in turns follow the table as one sentence; a
+# tools/bench/layouts JSON adds a packed column, the packed floor and packed/split.
 # Args: none.  Env: SRCDIR.
 set -u
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -80,6 +81,45 @@ RC=$?
 [ "$RC" -eq 2 ] && grep -q 'no <!-- figures:begin -->' "$T/p.out" &&
 	[ "$(cat "$T/plain.md")" = "no markers here" ] && ok "a file without markers: exit 2, unchanged" ||
 	ko "no markers: exit $RC, $(cat "$T/p.out")"
+# tools/bench/layouts' JSON: femud's split and packed rings, the packed floor in a column of
+# its own, packed/split per workload from the turns in a sentence
+python3 - "$T/small.json" "$T/layouts.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+j.update(kind="layouts", targets=["femud", "femud-packed"], floor_turns={}, goal=["layouts goal"])
+for wn in ("randread 4k QD1", "randread 4k QD32", "randread 4k QD128", "randread 512 QD128"):
+    v = j["median"].get("femud|" + wn, {"iops": 1000000})
+    j["median"]["femud|" + wn] = {"iops": v["iops"], "lat_mean_us": None, "target_cpu_us_per_io": None}
+    j["median"]["femud-packed|" + wn] = {"iops": v["iops"] * 1.1, "lat_mean_us": None,
+                                         "target_cpu_us_per_io": None}
+j["median"] = {k: v for k, v in j["median"].items() if not k.startswith("qsd")}
+j["machine_floor"].update(packed_ring_qd1_4k_ns=700, packed_ring_qd1_4k_max_iops=1428571,
+                          packed_ring_qd32_4k_per_s=2700000, packed_ring_qd128_4k_per_s=2750000)
+j["layout_turns"] = {"randread 4k QD1": {"packed_over_femud": {"median": 1.031}},
+                     "randread 512 QD128": {"packed_over_femud": {"median": 1.064}}}
+json.dump(j, open(sys.argv[2], "w"))
+PY
+printf '<!-- figures:begin -->\n<!-- figures:end -->\n' >"$T/layouts.md"
+"$SWEEP" --from-json "$T/layouts.json" --update-docs "$T/layouts.md" >"$T/l.out" 2>&1
+RC=$?
+if [ "$RC" -eq 0 ] && ! grep -q 'selftest-peer failed' "$T/l.out" && python3 - "$T/layouts.md" <<'PY'
+import sys
+body = open(sys.argv[1]).read().split("\n")[1:-2]
+blank = body.index("")
+table, sentence = body[:blank], " ".join(body[blank + 1:])
+rows = [[c.strip() for c in l[1:-1].split("|")] for l in table]
+assert rows[0] == ["randread, IOPS", "femud", "femud, packed rings", "floor", "packed floor"], rows[0]
+got = {r[0]: r[1:] for r in rows[2:]}
+assert got["4 KiB QD1"] == ["737k", "811k", "1.25M (bare split ring)", "1.43M (bare packed ring)"], got
+assert got["4 KiB QD1, mean latency"] == ["-", "-", "0.80 us", "0.70 us"], got
+assert got["4 KiB QD32"] == ["2.62M", "2.88M", "2.88M (one core's copy rate)", "2.70M (bare packed ring)"], got
+assert got["512 B QD128"] == ["4.30M", "4.73M", "", ""], got
+assert sentence == ("Packed over split rings in turns of one run (median of the turns' ratios): "
+                    "4 KiB QD1 1.03x, 512 B QD128 1.06x."), sentence
+PY
+then ok "layouts JSON: a packed column, the packed floor, packed/split in a sentence"
+else ko "layouts figures (exit $RC): $(cat "$T/l.out" "$T/layouts.md")"; fi
+
 echo '{"rounds": 1}' >"$T/bad.json"
 "$SWEEP" --from-json "$T/bad.json" >"$T/bad.out" 2>&1
 RC=$?

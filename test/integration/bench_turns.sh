@@ -6,7 +6,9 @@
 # median rate and the per-turn ratios, and its JSON holds every turn with
 # medians that follow from them; a second femud (B) adds its own side and
 # B/femud; the cache-line round trip taken before each turn is in the JSON with
-# the turns split by it; bad options are refused naming the option.  No
+# the turns split by it; --layouts split,packed adds femu-bench --packed and
+# femu-floor's packed rings (femud must serve packed rings), each layout judged
+# against its own; bad options are refused naming the option.  No
 # performance figure is asserted.
 # Args: femu-bench path.  Env: FEMUD, SRCDIR, BUILDDIR.
 . "$(dirname "$0")/femu_bench_lib.sh"
@@ -91,6 +93,33 @@ RC=$?
 	grep -qE '^  B / bare ring: ' "$T/b.out" && ok "--b-femud: B's side and B / femud" ||
 	{ ko "--b-femud (exit $RC)"; cat "$T/b.out"; }
 
+# --layouts split,packed: femu-bench --packed on a femud of its own, each layout against its
+# own femu-floor rings (QD1: the packed QD1 loop; QD8: the packed ring at QD8); femud must
+# serve packed rings
+for qd in 1 8; do
+	timeout 300 "$SRCDIR/tools/bench/turns" "${common[@]}" --qd $qd --turns 2 --layouts split,packed \
+		--json "$T/p$qd.json" >"$T/p$qd.out" 2>&1
+	RC=$?
+	[ "$RC" -eq 0 ] &&
+		grep -qE '^  femud packed / femud split: [0-9.]+ \(quartiles [0-9.]+-[0-9.]+, ahead in [0-2] of 2 turns\)$' "$T/p$qd.out" &&
+		grep -qE '^  femud packed / packed ring: [0-9.]+% \(quartiles [0-9.]+-[0-9.]+%, 2 turns\)$' "$T/p$qd.out" &&
+		python3 - "$T/p$qd.json" "$qd" <<'PY' && ok "--layouts split,packed QD$qd: both layouts, each against its floor" ||
+import json, sys
+j = json.load(open(sys.argv[1]))
+qd = int(sys.argv[2])
+t, s = j["turns"], j["summary"]
+assert j["layouts"] == ["split", "packed"] and len(t) == 2, j
+fl = ("pbare", "bare", "virtio") if qd == 1 else ("pring", "ring", "copy")
+assert all(x["packed"] > 0 and x["femud"] > 0 and all(x[f] > 0 for f in fl) for x in t), t
+own = "packed_over_pbare" if qd == 1 else "packed_over_pring"
+assert own in s and "packed_over_femud" in s, sorted(s)
+# the split side is not judged against the packed rings, nor the packed side against split ones
+assert "femud_over_pbare" not in s and "femud_over_pring" not in s, sorted(s)
+assert "packed_over_bare" not in s and "packed_over_ring" not in s, sorted(s)
+PY
+		{ ko "--layouts split,packed QD$qd (exit $RC)"; cat "$T/p$qd.out"; }
+done
+
 bad() { # name needle args...
 	local name=$1 needle=$2
 	shift 2
@@ -105,4 +134,6 @@ bad same_cpus "--bench-cpu" --target-cpu 1 --bench-cpu 1
 bad short_slice "--slice" --slice 0.01
 bad zero_turns "--turns" --turns 0
 bad ring_qd_too_deep "--no-ring" --qd 300
+bad packed_alone "--layouts" --layouts packed
+bad layouts_word "--layouts" --layouts split,hexagonal
 finish

@@ -27,6 +27,14 @@ for d in "$S" "$B"; do
 		ko "$n: no full log check: $(cat "$T/${n}_read_logged.err")"
 	expect_ok "${n}_read_plain" -q -s "$d" --rw read --bs 4k --qd 8 --queues 2 --size 8M \
 		--verify --verify-gen 5 --timeout 20000
+	# packed rings: used descriptors are written in the descriptor ring itself
+	expect_ok "${n}_packed_write_logged" -q -s "$d" --packed --rw write --bs 4k --qd 8 \
+		--queues 2 --size 8M --verify --verify-gen 6 --dirty-log --timeout 20000
+	expect_ok "${n}_packed_logged" -q -s "$d" --packed --rw randread --bs 4k --qd 8 --queues 2 \
+		--size 8M --time 1 --verify --verify-gen 6 --dirty-log --timeout 20000
+	grep -q "used descriptors, status bytes, read buffers marked" "$T/${n}_packed_logged.err" &&
+		ok "$n: packed: every read buffer, status byte and used descriptor page marked" ||
+		ko "$n: packed: no full log check: $(cat "$T/${n}_packed_logged.err")"
 done
 n=$(grep -c "started.*dirty logging" "$T/f.log")
 [ "$n" -ge 4 ] && ok "femud restarted the running queues with logging ($n starts)" ||

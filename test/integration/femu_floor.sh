@@ -3,8 +3,9 @@
 # femu_floor.sh - tools/bench/femu-floor: its JSON carries every figure tools/bench/sweep
 # reads, the derived figures follow from the measured ones, CPU loss is a
 # percentage, --ring-qd1-loop, --copy-loop and --ring-loop count in a file while they run, not while
-# stopped, the bare split ring at QD32/QD128 serves requests but not
-# faster than one core copies (its backend copies each block and does more);
+# stopped, the bare split ring and the bare packed ring (--layout) at
+# QD32/QD128 serve requests but not faster than one core copies (the backend
+# copies each block and does more), each layout's figures under its own keys;
 # bad options exit 2 naming the option.  No figure is compared with a fixed
 # number (they are machine facts, not results).
 # Args: femu-floor path.
@@ -19,7 +20,7 @@ if [ "$(nproc)" -lt 2 ]; then
 	exit 77
 fi
 
-out=$("$FLOOR" --cpus 0,1 --size-mb 8 --loss-ms 50 --ring-ms 300 --json) && ok "runs" || ko "exit $?"
+out=$("$FLOOR" --cpus 0,1 --size-mb 8 --loss-ms 50 --ring-ms 300 --layout both --json) && ok "runs" || ko "exit $?"
 python3 - "$out" <<'PY' && ok "json figures consistent" || ko "json: $out"
 import json, sys
 j = json.loads(sys.argv[1])
@@ -58,15 +59,39 @@ for qd in (32, 128):
     assert j[f"ring_qd{qd}_publish_every"] in (0, 8, 16)
     assert j[f"ring_qd{qd}_hint"] in ("first 512 B to L1", "4 KiB to L2", "4 KiB to L2 in two halves"), j[f"ring_qd{qd}_hint"]
     assert isinstance(j[f"ring_qd{qd}_block_first"], bool)
+# --layout both: the packed ring's own floor under packed_* keys, as sane as the split one's
+assert j["layouts"] == ["split", "packed"], j["layouts"]
+assert j["packed_ring_qd1_4k_ns"] > 0
+assert abs(j["packed_ring_qd1_4k_max_iops"] * j["packed_ring_qd1_4k_ns"] / 1e9 - 1) < 1e-3
+for qd in (32, 128):
+    r = j[f"packed_ring_qd{qd}_4k_per_s"]
+    assert 0 < r <= 1.25 * j["copy4k_top_trial_per_s"], (qd, r, j["copy4k_top_trial_per_s"])
+    assert j[f"packed_ring_qd{qd}_look"] in (1, 2, 4, 8)
+    assert j[f"packed_ring_qd{qd}_publish_every"] in (0, 8, 16)
+    assert j[f"packed_ring_qd{qd}_hint"] in ("first 512 B to L1", "4 KiB to L2", "4 KiB to L2 in two halves")
+    assert isinstance(j[f"packed_ring_qd{qd}_block_first"], bool)
 PY
 
-txt=$("$FLOOR" --cpus 1,0 --size-mb 4 --loss-ms 20 --ring-ms 100) && ok "text mode" ||
+txt=$("$FLOOR" --cpus 1,0 --size-mb 4 --loss-ms 20 --ring-ms 100 --layout both) && ok "text mode" ||
 	ko "text exit $?"
 grep -q "backend CPU 1, initiator CPU 0" <<<"$txt" && ok "text names the CPUs" || ko "text: $txt"
 # the hints are what the run's trials chose: any of femu-floor's (floor_pf_name), and the
 # block asked for first or not
 grep -qE "bare split-ring backend, 4 KiB random read QD128 \(look-ahead [0-9]+, (none|first 512 B to L1|4 KiB to L1|first 512 B to L2|4 KiB to L2|4 KiB to L2 in two halves),( block asked for first,)? used index [a-z0-9 ]+\): [0-9.]+ M/s" \
 	<<<"$txt" && ok "text has the QD128 ring floor" || ko "text: $txt"
+grep -qE "bare packed-ring backend, 4 KiB random read QD128 \(look-ahead [0-9]+, [^,]*,( block asked for first,)? used index [a-z0-9 ]+\): [0-9.]+ M/s" \
+	<<<"$txt" && ok "text has the packed QD128 ring floor" || ko "text: $txt"
+grep -qE "bare packed-ring backend, 4 KiB read QD1 with virtio-blk's layout and descriptor events [0-9.]+ ns" \
+	<<<"$txt" && ok "text has the packed QD1 ring floor" || ko "text: $txt"
+# --layout packed alone: no split ring figure
+out=$("$FLOOR" --cpus 0,1 --size-mb 8 --loss-ms 20 --ring-ms 100 --layout packed --json) &&
+	python3 - "$out" <<'PY' && ok "--layout packed: the packed ring figures only" || ko "--layout packed: $out"
+import json, sys
+j = json.loads(sys.argv[1])
+assert j["layouts"] == ["packed"], j
+assert not [k for k in j if k.startswith("ring_qd")], j
+assert j["packed_ring_qd1_4k_ns"] > 0 and j["packed_ring_qd32_4k_per_s"] > 0 and j["packed_ring_qd128_4k_per_s"] > 0
+PY
 
 # --ring-qd1: only the QD1 ring figures, bare and with virtio-blk's layout (tools/bench/sweep
 # pairs them with femud's QD1 runs)
@@ -74,8 +99,9 @@ out=$("$FLOOR" --cpus 0,1 --size-mb 8 --ring-qd1 --json) && ok "--ring-qd1 runs"
 python3 - "$out" <<'PY' && ok "--ring-qd1 json: the QD1 ring figures only" || ko "--ring-qd1 json: $out"
 import json, sys
 j = json.loads(sys.argv[1])
-assert sorted(j) == ["cpus", "ring_qd1_4k_max_iops", "ring_qd1_4k_ns", "ring_qd1_virtio_4k_max_iops",
+assert sorted(j) == ["cpus", "layouts", "ring_qd1_4k_max_iops", "ring_qd1_4k_ns", "ring_qd1_virtio_4k_max_iops",
                      "ring_qd1_virtio_4k_ns", "size_mb"], j
+assert j["layouts"] == ["split"]
 assert j["cpus"] == [0, 1] and j["size_mb"] == 8 and j["ring_qd1_4k_ns"] > 0
 assert j["ring_qd1_virtio_4k_ns"] > 0
 for k in ("ring_qd1_4k", "ring_qd1_virtio_4k"):
@@ -84,6 +110,22 @@ PY
 grep -qE "^bare split-ring backend \(CPU 1, initiator CPU 0, 4 MiB\), 4 KiB read QD1: [0-9.]+ ns.*virtio-blk's layout and EVENT_IDX: [0-9.]+ ns" \
 	<<<"$("$FLOOR" --cpus 1,0 --size-mb 4 --ring-qd1)" && ok "--ring-qd1 text line" ||
 	ko "--ring-qd1 text"
+out=$("$FLOOR" --cpus 0,1 --size-mb 8 --ring-qd1 --layout packed --json) && ok "--ring-qd1 --layout packed runs" ||
+	ko "--ring-qd1 --layout packed exit $?"
+python3 - "$out" <<'PY' && ok "--ring-qd1 --layout packed json: the packed QD1 figure only" || ko "json: $out"
+import json, sys
+j = json.loads(sys.argv[1])
+assert sorted(j) == ["cpus", "layouts", "packed_ring_qd1_4k_max_iops", "packed_ring_qd1_4k_ns", "size_mb"], j
+assert j["layouts"] == ["packed"] and j["packed_ring_qd1_4k_ns"] > 0
+assert abs(j["packed_ring_qd1_4k_max_iops"] * j["packed_ring_qd1_4k_ns"] / 1e9 - 1) < 1e-3
+PY
+out=$("$FLOOR" --cpus 0,1 --size-mb 8 --ring-qd1 --layout both --json)
+python3 - "$out" <<'PY' && ok "--ring-qd1 --layout both: each layout's QD1 figure" || ko "json: $out"
+import json, sys
+j = json.loads(sys.argv[1])
+assert j["layouts"] == ["split", "packed"], j
+assert j["ring_qd1_virtio_4k_ns"] > 0 and j["packed_ring_qd1_4k_ns"] > 0, j
+PY
 
 bad() { # name option-in-message args...
 	local name=$1 what=$2
@@ -115,6 +157,10 @@ bad qd_alone "--qd N goes with --ring-loop" --qd 32
 bad qd_one "--qd" --ring-loop /tmp/x --qd 1
 bad qd_big "--qd" --ring-loop /tmp/x --qd 257
 bad ring_and_copy "--ring-loop" --ring-loop /tmp/x --qd 8 --copy-loop /tmp/y
+bad layout_word "--layout" --layout hexagonal
+bad layout_both_loop "--layout both" --layout both --ring-loop /tmp/x --qd 8
+bad layout_both_qd1_loop "--layout both" --layout both --ring-qd1-loop /tmp/x
+bad virtio_packed "--virtio-layout" --layout packed --virtio-layout --ring-qd1-loop /tmp/x
 
 # --rtt: one round trip figure, without the buffer (a size no machine here could map)
 out=$("$FLOOR" --rtt --size-mb 1048576 --json 2>&1)
@@ -163,6 +209,9 @@ loop_check virtio 'virtio-layout ring at QD1: \([0-9]*\) requests' --virtio-layo
 loop_check copy 'random 4 KiB copies (CPU 0, 8 MiB): \([0-9]*\)' --copy-loop
 loop_check ring 'bare split ring at QD32 (look-ahead [1-8], [^,]*,.* used index [a-z0-9 ]*): \([0-9]*\) requests' \
 	--qd 32 --ring-loop
+loop_check packed_qd1 'packed ring at QD1: \([0-9]*\) requests' --layout packed --ring-qd1-loop
+loop_check packed_ring 'bare packed ring at QD32 (look-ahead [1-8], [^,]*,.* used index [a-z0-9 ]*): \([0-9]*\) requests' \
+	--layout packed --qd 32 --ring-loop
 rm -rf "$tmpd"
 
 # --copy-soak: one rate per whole second, each a positive count

@@ -13,6 +13,7 @@
 
 #include "fb_dev.h"
 #include "fb_mem.h"
+#include "fb_pring.h"
 #include "fb_time.h"
 #include "fb_vring.h"
 
@@ -75,6 +76,8 @@ static int churn_open(struct churn_conn *k, const struct fb_opts *o, uint64_t n)
 
 	rc = fb_dev_connect_retry(&k->dev, o->sock, o->timeout_ms, o->event_idx);
 	k->open = true;
+	if (rc == 0 && o->packed)
+		rc = fb_dev_use_packed(&k->dev);
 	if (rc == 0 && k->dev.queues_offered < o->queues) {
 		snprintf(k->dev.err, sizeof(k->dev.err), "the backend offers %u queues",
 			 k->dev.queues_offered);
@@ -88,7 +91,8 @@ static int churn_open(struct churn_conn *k, const struct fb_opts *o, uint64_t n)
 		bool ei =
 		    o->event_idx && (k->dev.conn.features & (1ull << VIRTIO_RING_F_EVENT_IDX));
 
-		rc = fb_vq_init(&k->vqs[i], &k->mem, i, o->qsize, 1, CHURN_BS, ei);
+		rc =
+		    fb_vq_init_layout(&k->vqs[i], &k->mem, i, o->qsize, 1, CHURN_BS, ei, o->packed);
 		if (rc == 0)
 			k->nvq++;
 		else
@@ -117,9 +121,9 @@ static void churn_submit(struct churn_conn *k, const struct fb_opts *o, uint64_t
 
 		for (size_t i = 0; i < CHURN_BS / 8; i++)
 			w[i] = n % 2 ? 0 : churn_word(o->seed, pair, q, i);
-		fb_vq_submit(vq, 0, n % 2 ? VIRTIO_BLK_T_IN : VIRTIO_BLK_T_OUT,
-			     blk * (CHURN_BS / 512), CHURN_BS);
-		fb_vq_publish(vq);
+		fb_vq_submit_any(vq, 0, n % 2 ? VIRTIO_BLK_T_IN : VIRTIO_BLK_T_OUT,
+				 blk * (CHURN_BS / 512), CHURN_BS);
+		fb_vq_publish_any(vq);
 	}
 }
 
@@ -162,7 +166,7 @@ static bool churn_wait(struct churn_conn *k, const struct fb_opts *o, uint64_t n
 		for (unsigned q = 0; q < k->nvq; q++) {
 			uint32_t id;
 
-			if (done[q] || fb_vq_poll(&k->vqs[q], &id, 1) == 0)
+			if (done[q] || fb_vq_poll_any(&k->vqs[q], &id, 1) == 0)
 				continue;
 			done[q] = true;
 			left--;

@@ -150,6 +150,19 @@ int fb_dev_connect_retry(struct fb_dev *dev, const char *sock, unsigned timeout_
 	}
 }
 
+int fb_dev_use_packed(struct fb_dev *dev)
+{
+	if (!(dev->offered & (1ull << VIRTIO_F_RING_PACKED))) {
+		snprintf(dev->err, sizeof(dev->err),
+			 "--packed: the backend does not offer packed virtqueues "
+			 "(VIRTIO_F_RING_PACKED, feature bit %d; offered 0x%llx)",
+			 VIRTIO_F_RING_PACKED, (unsigned long long)dev->offered);
+		return -ENOTSUP;
+	}
+	dev->conn.features |= 1ull << VIRTIO_F_RING_PACKED;
+	return 0;
+}
+
 int fb_dev_set_mem_table(struct fb_dev *dev, struct fb_mem *mem)
 {
 	struct vhu_mem_table t;
@@ -170,20 +183,16 @@ int fb_dev_set_mem_table(struct fb_dev *dev, struct fb_mem *mem)
 
 int fb_dev_setup_vq(struct fb_dev *dev, struct fb_vq *vq)
 {
-	struct vhu_vring_addr a = {
-	    .index = vq->index,
-	    .desc = (uint64_t)(uintptr_t)vq->vr.desc,
-	    .used = (uint64_t)(uintptr_t)vq->vr.used,
-	    .avail = (uint64_t)(uintptr_t)vq->vr.avail,
-	};
+	struct vhu_vring_addr a = {.index = vq->index};
 	char what[64];
 	int rc;
 
+	fb_vq_addrs(vq, &a.desc, &a.avail, &a.used);
 	snprintf(what, sizeof(what), "queue %u SET_VRING_NUM", vq->index);
 	rc = vu_set_state(&dev->conn, VHU_SET_VRING_NUM, vq->index, vq->size);
 	if (rc == 0) {
 		snprintf(what, sizeof(what), "queue %u SET_VRING_BASE", vq->index);
-		rc = vu_set_state(&dev->conn, VHU_SET_VRING_BASE, vq->index, vq->avail_idx);
+		rc = vu_set_state(&dev->conn, VHU_SET_VRING_BASE, vq->index, fb_vq_base(vq));
 	}
 	if (rc == 0) {
 		snprintf(what, sizeof(what), "queue %u SET_VRING_ADDR", vq->index);

@@ -49,6 +49,13 @@ int fb_dev_connect_retry(struct fb_dev *dev, const char *sock, unsigned timeout_
 uint64_t fb_dev_wanted_features(const struct fb_dev *dev, bool event_idx);
 
 /*
+ * Ask for packed virtqueues (VIRTIO_F_RING_PACKED) on top of the features
+ * negotiated by fb_dev_connect(): 0, or -ENOTSUP with a message in dev->err
+ * when the backend does not offer them.  Queues must then be laid out packed.
+ */
+int fb_dev_use_packed(struct fb_dev *dev);
+
+/*
  * Share mem and start vqs[0..n): SET_FEATURES, SET_MEM_TABLE, per queue
  * state, kick and call fds, enable, then a sync round trip.  0 or -errno.
  */

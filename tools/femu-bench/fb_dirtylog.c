@@ -79,8 +79,15 @@ int fb_dirtylog_start(struct fb_dirtylog *lg, struct fb_dev *dev, const struct f
 		    .desc = (uint64_t)(uintptr_t)vqs[i].vr.desc,
 		    .used = (uint64_t)(uintptr_t)vqs[i].vr.used,
 		    .avail = (uint64_t)(uintptr_t)vqs[i].vr.avail,
-		    .log = fb_mem_gpa(mem, vqs[i].vr.used),
 		};
+
+		/* packed: the driver area in avail, the device area in used */
+		if (vqs[i].packed) {
+			a.desc = (uint64_t)(uintptr_t)vqs[i].pdesc;
+			a.avail = (uint64_t)(uintptr_t)vqs[i].drv_ev;
+			a.used = (uint64_t)(uintptr_t)vqs[i].dev_ev;
+		}
+		a.log = fb_mem_gpa(mem, (const void *)(uintptr_t)a.used);
 
 		rc = vu_set(&dev->conn, VHU_SET_VRING_ADDR, &a, sizeof(a), NULL, 0);
 		if (rc < 0)
@@ -114,6 +121,31 @@ static int range_is(const struct fb_dirtylog *lg, const struct fb_mem *mem, cons
 	return 0;
 }
 
+/* Split: the used ring marked, the descriptor table and avail ring (only read) not. */
+static int ring_split_ok(const struct fb_dirtylog *lg, const struct fb_mem *mem,
+			 const struct fb_vq *v, unsigned q, char *err, size_t errlen)
+{
+	uint64_t used_len = 4 + 8ull * v->size + 2;
+	/* the avail ring's last page is the used ring's first when they share one */
+	uint64_t avail_end = fb_mem_gpa(mem, v->vr.used) & ~(uint64_t)(LOG_PAGE - 1);
+	uint64_t ro_len = avail_end - fb_mem_gpa(mem, v->vr.desc);
+
+	if (range_is(lg, mem, v->vr.used, used_len, true, "used ring", q, err, errlen))
+		return -1;
+	return range_is(lg, mem, v->vr.desc, ro_len, false, "descriptor/avail", q, err, errlen);
+}
+
+/*
+ * Packed: used descriptors are written in place from ring position 0 on, so
+ * the descriptor ring's first page is marked once anything completed.
+ */
+static int ring_packed_ok(const struct fb_dirtylog *lg, const struct fb_mem *mem,
+			  const struct fb_vq *v, unsigned q, char *err, size_t errlen)
+{
+	return range_is(lg, mem, v->pdesc, sizeof(*v->pdesc), true, "descriptor ring", q, err,
+			errlen);
+}
+
 int fb_dirtylog_check(const struct fb_dirtylog *lg, const struct fb_mem *mem,
 		      const struct fb_vq *vqs, unsigned n, bool reads, uint64_t *marked, char *err,
 		      size_t errlen)
@@ -123,15 +155,10 @@ int fb_dirtylog_check(const struct fb_dirtylog *lg, const struct fb_mem *mem,
 		*marked += (uint64_t)__builtin_popcount(lg->bits[i]);
 	for (unsigned i = 0; i < n; i++) {
 		const struct fb_vq *v = &vqs[i];
-		uint64_t used_len = 4 + 8ull * v->size + 2;
-		/* the avail ring's last page is the used ring's first when they share one */
-		uint64_t avail_end = fb_mem_gpa(mem, v->vr.used) & ~(uint64_t)(LOG_PAGE - 1);
-		uint64_t ro_len = avail_end - fb_mem_gpa(mem, v->vr.desc);
 
-		if (range_is(lg, mem, v->vr.used, used_len, true, "used ring", i, err, errlen) ||
-		    range_is(lg, mem, v->status, v->nslots, true, "status", i, err, errlen) ||
-		    range_is(lg, mem, v->vr.desc, ro_len, false, "descriptor/avail", i, err,
-			     errlen))
+		if (range_is(lg, mem, v->status, v->nslots, true, "status", i, err, errlen) ||
+		    (v->packed ? ring_packed_ok(lg, mem, v, i, err, errlen)
+			       : ring_split_ok(lg, mem, v, i, err, errlen)))
 			return -1;
 		for (unsigned k = 0; reads && k < v->nslots; k++)
 			if (range_is(lg, mem, fb_vq_slot_data(v, k), 512, true, "read buffer", i,

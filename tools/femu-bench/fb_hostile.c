@@ -25,6 +25,7 @@
 
 #include "fb_dev.h"
 #include "fb_mem.h"
+#include "fb_pring.h"
 #include "fb_time.h"
 #include "fb_verify.h"
 #include "fb_vring.h"
@@ -102,6 +103,8 @@ static int hctx_open(struct hctx *h, const struct fb_opts *o, bool start)
 	h->o = o;
 	h->dev.conn.fd = -1;
 	rc = fb_dev_connect_retry(&h->dev, o->sock, o->timeout_ms, o->event_idx);
+	if (rc == 0 && o->packed)
+		rc = fb_dev_use_packed(&h->dev);
 	if (rc < 0) {
 		failf("%s", h->dev.err);
 		hctx_close(h);
@@ -114,8 +117,8 @@ static int hctx_open(struct hctx *h, const struct fb_opts *o, bool start)
 		return failf("shared memory: %s", strerror(-rc));
 	}
 	h->have_mem = true;
-	rc = fb_vq_init(&h->vq, &h->mem, 0, H_QSIZE, H_SLOTS, H_SLOT_BYTES,
-			h->dev.conn.features & (1ull << VIRTIO_RING_F_EVENT_IDX));
+	rc = fb_vq_init_layout(&h->vq, &h->mem, 0, H_QSIZE, H_SLOTS, H_SLOT_BYTES,
+			       h->dev.conn.features & (1ull << VIRTIO_RING_F_EVENT_IDX), o->packed);
 	h->ind = fb_mem_alloc(&h->mem, 32768, 4096);
 	if (rc < 0 || !h->ind) {
 		hctx_close(h);
@@ -140,13 +143,13 @@ static int wait_used(struct hctx *h, unsigned ms, uint32_t *id)
 	unsigned spins = 0;
 
 	for (;;) {
-		if (fb_vq_poll(&h->vq, id, 1) == 1)
+		if (fb_vq_poll_any(&h->vq, id, 1) == 1)
 			return 1;
 		if ((++spins & 1023) == 0) {
 			if (fb_now_ns() > end)
 				return 0;
 			if (vu_peer_closed(&h->dev.conn))
-				return fb_vq_poll(&h->vq, id, 1) == 1 ? 1 : -1;
+				return fb_vq_poll_any(&h->vq, id, 1) == 1 ? 1 : -1;
 			if (spins > 64 * 1024)
 				usleep(100); /* not a benchmark: leave the CPU to the backend */
 		}
@@ -183,7 +186,7 @@ static int serve_check(struct hctx *h)
 			fb_verify_fill(buf, sector, 8, H_GEN);
 		else
 			memset(buf, 0, 4096);
-		fb_vq_submit(&h->vq, 0, types[i], sector, 4096);
+		fb_vq_submit_any(&h->vq, 0, types[i], sector, 4096);
 		fb_vq_kick(&h->vq);
 		if (wait_used(h, h->o->timeout_ms, &id) != 1)
 			return failf("no completion of a correct %s within %u ms",
@@ -246,6 +249,61 @@ static void set_desc(struct vring_desc *d, uint64_t addr, uint32_t len, uint16_t
 	d->next = next;
 }
 
+/* One descriptor of a hand-built packed chain; raw: flags as given (no AVAIL/USED bits added). */
+struct pd {
+	uint64_t addr;
+	uint32_t len;
+	uint16_t id;
+	uint16_t flags;
+	bool raw;
+};
+
+/*
+ * Write a packed chain of n descriptors at the next avail position, the
+ * head's flags last (by the kick), and kick.
+ */
+static void pk_post(struct hctx *h, const struct pd *d, unsigned n)
+{
+	struct fb_vq *vq = &h->vq;
+	uint16_t head = vq->avail_idx;
+
+	for (unsigned i = n; i-- > 1;) {
+		uint16_t c = (uint16_t)(head + i);
+		struct vring_packed_desc *p = &vq->pdesc[c & vq->mask];
+
+		p->addr = d[i].addr;
+		p->len = d[i].len;
+		p->id = d[i].id;
+		p->flags =
+		    d[i].raw ? d[i].flags : (uint16_t)(d[i].flags | fb_pvq_avail_bits(vq, c));
+	}
+	vq->pdesc[head & vq->mask].addr = d[0].addr;
+	vq->pdesc[head & vq->mask].len = d[0].len;
+	vq->pdesc[head & vq->mask].id = d[0].id;
+	vq->pk_head = head;
+	vq->pk_head_flags =
+	    d[0].raw ? d[0].flags : (uint16_t)(d[0].flags | fb_pvq_avail_bits(vq, head));
+	vq->avail_idx = (uint16_t)(head + n);
+	fb_vq_kick(vq);
+}
+
+/* q as a packed chain (buffer id 0) at the next avail position. */
+static void rq_post_packed(struct hctx *h, const struct rq *q)
+{
+	struct pd d[3] = {
+	    {q->hdr_gpa, q->hdr_len, 0, (uint16_t)(q->hdr_flags | VRING_DESC_F_NEXT), false},
+	    {q->data_gpa, q->data_len, 0, (uint16_t)(q->data_flags | VRING_DESC_F_NEXT), false},
+	    {q->st_gpa, q->st_len, 0, q->st_flags, false},
+	};
+
+	if (q->no_data) {
+		d[1] = d[2];
+		pk_post(h, d, 2);
+	} else {
+		pk_post(h, d, 3);
+	}
+}
+
 /* Write q into the scratch descriptors (head H_SCRATCH) and make it available. */
 static void rq_post(struct hctx *h, const struct rq *q)
 {
@@ -256,6 +314,10 @@ static void rq_post(struct hctx *h, const struct rq *q)
 	h->vq.hdr[0].ioprio = 0;
 	h->vq.hdr[0].sector = q->sector;
 	h->vq.status[0] = FB_STATUS_UNSET;
+	if (h->vq.packed) {
+		rq_post_packed(h, q);
+		return;
+	}
 	set_desc(&d[i], q->hdr_gpa, q->hdr_len, (uint16_t)(q->hdr_flags | VRING_DESC_F_NEXT),
 		 (uint16_t)(i + 1));
 	if (!q->no_data) {
@@ -614,7 +676,7 @@ static int c_disconnect_in_flight(const struct fb_opts *o)
 	if (hctx_open(&h, o, true) < 0)
 		return -1;
 	for (unsigned s = 0; s < H_SLOTS; s++)
-		fb_vq_submit(&h.vq, s, VIRTIO_BLK_T_IN, s * 16, H_SLOT_BYTES);
+		fb_vq_submit_any(&h.vq, s, VIRTIO_BLK_T_IN, s * 16, H_SLOT_BYTES);
 	fb_vq_kick(&h.vq);
 	hctx_close(&h);
 	return 0;
@@ -1925,6 +1987,377 @@ static int c_mem_table_shrunk_while_running(const struct fb_opts *o)
 	return rc;
 }
 
+/* ---- packed virtqueues (--hostile --packed) ---- */
+
+/* Guest addresses of slot 0's header, data and status byte. */
+static uint64_t h_hdr(struct hctx *h)
+{
+	return fb_mem_gpa(&h->mem, &h->vq.hdr[0]);
+}
+static uint64_t h_data(struct hctx *h)
+{
+	return fb_mem_gpa(&h->mem, fb_vq_slot_data(&h->vq, 0));
+}
+static uint64_t h_st(struct hctx *h)
+{
+	return fb_mem_gpa(&h->mem, &h->vq.status[0]);
+}
+
+/* Slot 0's header (a read of sector 0) and a status byte not yet written. */
+static void pk_hdr_read(struct hctx *h)
+{
+	h->vq.hdr[0].type = VIRTIO_BLK_T_IN;
+	h->vq.hdr[0].ioprio = 0;
+	h->vq.hdr[0].sector = 0;
+	h->vq.status[0] = FB_STATUS_UNSET;
+}
+
+/* A valid 4 KiB read of sector 0 as 3 descriptors with buffer id. */
+static void pk_read_desc(struct hctx *h, struct pd *d, uint16_t id)
+{
+	pk_hdr_read(h);
+	d[0] = (struct pd){h_hdr(h), 16, id, VRING_DESC_F_NEXT, false};
+	d[1] = (struct pd){h_data(h), 4096, id, VRING_DESC_F_NEXT | VRING_DESC_F_WRITE, false};
+	d[2] = (struct pd){h_st(h), 1, id, VRING_DESC_F_WRITE, false};
+}
+
+/* Post chain d[0..n) on a fresh started packed queue and expect no success. */
+static int pk_case(const struct fb_opts *o,
+		   void (*build)(struct hctx *h, struct pd *d, unsigned *n))
+{
+	struct pd d[H_QSIZE + 1];
+	struct hctx h;
+	unsigned n = 0;
+	int rc;
+
+	if (hctx_open(&h, o, true) < 0)
+		return -1;
+	build(&h, d, &n);
+	if (n)
+		pk_post(&h, d, n);
+	rc = expect_no_success(&h, false);
+	hctx_close(&h);
+	return rc;
+}
+
+/* Every descriptor of the ring in one chain, the last one with NEXT too. */
+static void p_chain_longer_than_ring(struct hctx *h, struct pd *d, unsigned *n)
+{
+	pk_hdr_read(h);
+	d[0] = (struct pd){h_hdr(h), 16, 0, VRING_DESC_F_NEXT, false};
+	for (unsigned i = 1; i < H_QSIZE; i++)
+		d[i] =
+		    (struct pd){h_data(h), 512, 0, VRING_DESC_F_NEXT | VRING_DESC_F_WRITE, false};
+	*n = H_QSIZE;
+}
+
+/* A valid read whose buffer id is beyond the queue size. */
+static void p_id_beyond_queue(struct hctx *h, struct pd *d, unsigned *n)
+{
+	pk_read_desc(h, d, H_QSIZE + 7);
+	*n = 3;
+}
+
+static void p_id_max(struct hctx *h, struct pd *d, unsigned *n)
+{
+	pk_read_desc(h, d, 0xffff);
+	*n = 3;
+}
+
+/* The head looks used (AVAIL == USED == the wrap counter): not available, never served. */
+static void p_head_flags_used(struct hctx *h, struct pd *d, unsigned *n)
+{
+	pk_read_desc(h, d, 0);
+	d[0].flags = VRING_DESC_F_NEXT | FB_PK_AVAIL | FB_PK_USED;
+	d[0].raw = true;
+	*n = 3;
+}
+
+/* The head is available only in the next pass (wrap counter 0 while the ring is on 1). */
+static void p_head_wrap_next_pass(struct hctx *h, struct pd *d, unsigned *n)
+{
+	pk_read_desc(h, d, 0);
+	d[0].flags = VRING_DESC_F_NEXT | FB_PK_USED;
+	d[0].raw = true;
+	*n = 3;
+}
+
+/* AVAIL and USED both clear on the first pass: neither available nor used. */
+static void p_head_flags_none(struct hctx *h, struct pd *d, unsigned *n)
+{
+	pk_read_desc(h, d, 0);
+	d[0].flags = VRING_DESC_F_NEXT;
+	d[0].raw = true;
+	*n = 3;
+}
+
+/* A valid chain made available 6 positions past the backend's next one. */
+static void p_avail_skips_positions(struct hctx *h, struct pd *d, unsigned *n)
+{
+	pk_read_desc(h, d, 0);
+	h->vq.avail_idx = (uint16_t)(h->vq.avail_idx + 6);
+	*n = 3;
+}
+
+/* An indirect descriptor in the ring (table of n entries, see indirect()). */
+static void pk_indirect(struct hctx *h, struct pd *d, unsigned *n, unsigned entries,
+			uint64_t table_gpa, uint32_t table_len)
+{
+	struct vring_packed_desc *t = (struct vring_packed_desc *)h->ind;
+
+	pk_hdr_read(h);
+	memset(t, 0, sizeof(*t) * entries);
+	t[0] = (struct vring_packed_desc){h_hdr(h), 16, 0, 0};
+	for (unsigned i = 1; i + 1 < entries; i++)
+		t[i] = (struct vring_packed_desc){h_data(h), 512, 0, VRING_DESC_F_WRITE};
+	t[entries - 1] = (struct vring_packed_desc){h_st(h), 1, 0, VRING_DESC_F_WRITE};
+	d[0] = (struct pd){table_gpa ? table_gpa : fb_mem_gpa(&h->mem, t),
+			   table_len ? table_len : entries * 16u, 0, VRING_DESC_F_INDIRECT, false};
+	*n = 1;
+}
+
+static void p_ind_nested(struct hctx *h, struct pd *d, unsigned *n)
+{
+	struct vring_packed_desc *t = (struct vring_packed_desc *)h->ind;
+
+	pk_indirect(h, d, n, 3, 0, 0);
+	t[1].flags |= VRING_DESC_F_INDIRECT;
+}
+static void p_ind_longer_than_ring(struct hctx *h, struct pd *d, unsigned *n)
+{
+	pk_indirect(h, d, n, H_QSIZE + 2, 0, 0);
+}
+static void p_ind_len_not_16(struct hctx *h, struct pd *d, unsigned *n)
+{
+	pk_indirect(h, d, n, 3, 0, 40);
+}
+static void p_ind_len_zero(struct hctx *h, struct pd *d, unsigned *n)
+{
+	pk_indirect(h, d, n, 3, 0, 0);
+	d[0].len = 0;
+}
+static void p_ind_outside_mem(struct hctx *h, struct pd *d, unsigned *n)
+{
+	pk_indirect(h, d, n, 3, h->mem.gpa_base + h->mem.size + 65536, 48);
+}
+/* An indirect table whose status entry is read-only (the request cannot be answered). */
+static void p_ind_status_read_only(struct hctx *h, struct pd *d, unsigned *n)
+{
+	struct vring_packed_desc *t = (struct vring_packed_desc *)h->ind;
+
+	pk_indirect(h, d, n, 3, 0, 0);
+	t[2].flags = 0;
+}
+/*
+ * A table entry with NEXT: a packed indirect table is sequential and WRITE
+ * is its entries' only valid flag, the others to be ignored (virtio 1.2,
+ * 2.8.19).  Any answer will do; the backend must survive.
+ */
+static int c_packed_indirect_entry_next(const struct fb_opts *o)
+{
+	struct vring_packed_desc *t;
+	struct pd d[1];
+	struct hctx h;
+	unsigned n;
+	uint32_t id;
+
+	if (hctx_open(&h, o, true) < 0)
+		return -1;
+	t = (struct vring_packed_desc *)h.ind;
+	pk_indirect(&h, d, &n, 3, 0, 0);
+	t[1].flags |= VRING_DESC_F_NEXT;
+	t[2].flags |= VRING_DESC_F_NEXT;
+	pk_post(&h, d, n);
+	wait_used(&h, H_CASE_WAIT_MS, &id);
+	hctx_close(&h);
+	return 0;
+}
+
+/* Submit a request on slot 0 and wait for its completion with status OK. */
+static int pk_serve_one(struct hctx *h, uint32_t type, uint64_t sector, uint32_t len)
+{
+	uint32_t id;
+
+	fb_vq_submit_any(&h->vq, 0, type, sector, len);
+	fb_vq_kick(&h->vq);
+	if (wait_used(h, h->o->timeout_ms, &id) != 1)
+		return failf("no completion at descriptor count %u", h->vq.avail_idx);
+	if (id != 0 || h->vq.status[0] != VIRTIO_BLK_S_OK)
+		return failf("id %u status %u at descriptor count %u", id, h->vq.status[0],
+			     h->vq.avail_idx);
+	return 0;
+}
+
+/*
+ * Valid chains across the end of the ring, with the wrap counter flipping
+ * inside them (header at the last position; then data at the last position):
+ * they must be served, and the data written across the wrap read back.
+ */
+static int c_packed_chain_across_ring_end(const struct fb_opts *o)
+{
+	uint64_t sector = 64, flba, fgen;
+	enum fb_vres r;
+	struct hctx h;
+	int rc = 0;
+
+	if (hctx_open(&h, o, true) < 0)
+		return -1;
+	/* 42 reads end at count 126: the next chain has its status at the ring's start */
+	for (unsigned i = 0; i < H_QSIZE / 3 && rc == 0; i++)
+		rc = pk_serve_one(&h, VIRTIO_BLK_T_IN, 8 * i, 4096);
+	if (rc == 0 && !h.dev.readonly) {
+		fb_verify_fill(fb_vq_slot_data(&h.vq, 0), sector, 8, H_GEN);
+		rc = pk_serve_one(&h, VIRTIO_BLK_T_OUT, sector, 4096);
+	}
+	/* count 129; 42 reads more end at 255: header at the last position, data wraps */
+	for (unsigned i = 0; i < H_QSIZE / 3 && rc == 0; i++)
+		rc = pk_serve_one(&h, VIRTIO_BLK_T_IN, 8 * i, 4096);
+	if (rc == 0) {
+		memset(fb_vq_slot_data(&h.vq, 0), 0, 4096);
+		rc = pk_serve_one(&h, VIRTIO_BLK_T_IN, sector, 4096);
+	}
+	if (rc == 0 && !h.dev.readonly && !g_null_backend &&
+	    fb_verify_check(fb_vq_slot_data(&h.vq, 0), sector, 8, H_GEN, &r, &flba, &fgen) >= 0)
+		rc = failf("data written by a chain across the ring end read back as: %s",
+			   fb_verify_res_str(r));
+	hctx_close(&h);
+	return rc;
+}
+
+/* Advance a started packed queue to descriptor count c with served reads (c = 3 k). */
+static int pk_advance(struct hctx *h, uint16_t c)
+{
+	int rc = 0;
+
+	while (rc == 0 && h->vq.avail_idx + 3u <= c)
+		rc = pk_serve_one(h, VIRTIO_BLK_T_IN, 0, 4096);
+	return rc;
+}
+
+/*
+ * A chain whose NEXT runs past the ring end into a stale descriptor: header
+ * at count 126, data at 127 with NEXT, and at position 0 the used
+ * descriptor of the first pass (not made available again; a read-only
+ * 16-byte header buffer).  No success.
+ */
+static int c_packed_next_past_ring_end(const struct fb_opts *o)
+{
+	struct pd d[2];
+	struct hctx h;
+	int rc;
+
+	if (hctx_open(&h, o, true) < 0)
+		return -1;
+	rc = pk_advance(&h, H_QSIZE - 2);
+	if (rc == 0) {
+		pk_hdr_read(&h);
+		d[0] = (struct pd){h_hdr(&h), 16, 0, VRING_DESC_F_NEXT, false};
+		d[1] =
+		    (struct pd){h_data(&h), 4096, 0, VRING_DESC_F_NEXT | VRING_DESC_F_WRITE, false};
+		pk_post(&h, d, 2);
+		rc = expect_no_success(&h, false);
+	}
+	hctx_close(&h);
+	return rc;
+}
+
+/*
+ * The chain's later descriptors carry the previous pass's flags (only the
+ * head is available in this pass), at the ring end where that is what a
+ * stale ring holds.  The backend may refuse or serve it; it must survive.
+ */
+static int c_packed_tail_stale_wrap(const struct fb_opts *o)
+{
+	struct pd d[3];
+	struct hctx h;
+	uint32_t id;
+	int rc;
+
+	if (hctx_open(&h, o, true) < 0)
+		return -1;
+	rc = pk_advance(&h, H_QSIZE - 1);
+	if (rc == 0) {
+		pk_read_desc(&h, d, 0);
+		d[1].flags = VRING_DESC_F_NEXT | VRING_DESC_F_WRITE | FB_PK_AVAIL | FB_PK_USED;
+		d[1].raw = true;
+		d[2].flags = VRING_DESC_F_WRITE | FB_PK_AVAIL;
+		d[2].raw = true;
+		pk_post(&h, d, 3);
+		wait_used(&h, H_CASE_WAIT_MS, &id);
+	}
+	hctx_close(&h);
+	return rc;
+}
+
+/* Two requests in flight with the same buffer id (the driver must not): survive. */
+static int c_packed_duplicate_ids(const struct fb_opts *o)
+{
+	struct pd d[3];
+	struct hctx h;
+	uint32_t id;
+
+	if (hctx_open(&h, o, true) < 0)
+		return -1;
+	pk_read_desc(&h, d, 0);
+	pk_post(&h, d, 3);
+	pk_post(&h, d, 3);
+	wait_used(&h, H_CASE_WAIT_MS, &id);
+	wait_used(&h, H_CASE_WAIT_MS, &id);
+	hctx_close(&h);
+	return 0;
+}
+
+/*
+ * Start queue 0 with a vring base of num (SET_VRING_BASE's position and wrap
+ * counter, bit 15) instead of the ring's own, then post a valid read at the
+ * ring's real position 0 (wrap counter 1): the backend looks elsewhere or for
+ * the other wrap counter, so the request must not be served.
+ */
+static int pk_base_mismatch(const struct fb_opts *o, uint32_t num)
+{
+	struct pd d[3];
+	struct hctx h;
+	int rc;
+
+	if (hctx_open(&h, o, false) < 0)
+		return -1;
+	if (vu_set_u64(&h.dev.conn, VHU_SET_FEATURES, h.dev.conn.features) < 0 ||
+	    fb_dev_set_mem_table(&h.dev, &h.mem) < 0 || fb_dev_setup_vq(&h.dev, &h.vq) < 0) {
+		hctx_close(&h);
+		return failf("queue setup: %s", h.dev.err);
+	}
+	rc = vu_set_state(&h.dev.conn, VHU_SET_VRING_BASE, 0, num);
+	if (rc == 0)
+		rc = vu_set_state(&h.dev.conn, VHU_SET_VRING_ENABLE, 0, 1);
+	if (rc == 0 && vu_sync(&h.dev.conn) == 0) {
+		pk_read_desc(&h, d, 0);
+		pk_post(&h, d, 3);
+		rc = expect_no_success(&h, false);
+	} else {
+		rc = 0; /* refused: fine */
+	}
+	hctx_close(&h);
+	return rc;
+}
+
+/* Wrap counter 0 at position 0 while the ring is on its first pass (1). */
+static int c_packed_base_wrap_mismatch(const struct fb_opts *o)
+{
+	return pk_base_mismatch(o, 0);
+}
+
+/* A position beyond the ring size (with wrap counter 1). */
+static int c_packed_base_past_ring(const struct fb_opts *o)
+{
+	return pk_base_mismatch(o, 0x8000u | (H_QSIZE + 5));
+}
+
+/* Position 0x7fff (all position bits) and wrap counter 1. */
+static int c_packed_base_all_bits(const struct fb_opts *o)
+{
+	return pk_base_mismatch(o, 0xffffu);
+}
+
 /*
  * One case: a function with its own logic, or a chain built on a started
  * queue (build), or one message (request, msg, size) on a negotiated
@@ -1934,6 +2367,8 @@ struct hcase {
 	const char *name;
 	int (*fn)(const struct fb_opts *o);
 	void (*build)(struct hctx *h);
+	void (*pbuild)(struct hctx *h, struct pd *d, unsigned *n); /* a packed chain */
+	bool both; /* in cases[], also run with --packed (requests posted in either layout) */
 	uint32_t request;
 	const void *msg;
 	uint32_t size;
@@ -1943,38 +2378,46 @@ struct hcase {
 	{                                                                                          \
 		.name = #x, .fn = c_##x                                                            \
 	}
+#define FNB(x)                                                                                     \
+	{                                                                                          \
+		.name = #x, .fn = c_##x, .both = true                                              \
+	}
 #define CHAIN(x, b)                                                                                \
 	{                                                                                          \
 		.name = #x, .build = b                                                             \
+	}
+#define PCHAIN(x, b)                                                                               \
+	{                                                                                          \
+		.name = #x, .pbuild = b                                                            \
 	}
 #define MSG(x, req, p, sz)                                                                         \
 	{                                                                                          \
 		.name = #x, .request = req, .msg = p, .size = sz                                   \
 	}
 static const struct hcase cases[] = {
-    FN(read_past_end),
-    FN(read_straddle_end),
-    FN(read_sector_overflow),
-    FN(read_sector_wrap_bytes),
-    FN(write_past_end),
-    FN(data_outside_mem),
-    FN(data_spans_mem_end),
-    FN(data_addr_wraps),
-    FN(data_below_mem),
-    FN(hdr_outside_mem),
-    FN(hdr_too_short),
-    FN(hdr_device_writable),
-    FN(status_read_only),
-    FN(status_len_zero),
-    FN(status_outside_mem),
-    FN(data_len_not_512),
-    FN(write_len_not_512),
-    FN(unknown_type),
-    FN(read_into_readonly_buf),
-    FN(write_from_writable_buf),
-    FN(header_only_chain),
-    FN(read_zero_len_data_desc),
-    FN(write_zero_len_data_desc),
+    FNB(read_past_end),
+    FNB(read_straddle_end),
+    FNB(read_sector_overflow),
+    FNB(read_sector_wrap_bytes),
+    FNB(write_past_end),
+    FNB(data_outside_mem),
+    FNB(data_spans_mem_end),
+    FNB(data_addr_wraps),
+    FNB(data_below_mem),
+    FNB(hdr_outside_mem),
+    FNB(hdr_too_short),
+    FNB(hdr_device_writable),
+    FNB(status_read_only),
+    FNB(status_len_zero),
+    FNB(status_outside_mem),
+    FNB(data_len_not_512),
+    FNB(write_len_not_512),
+    FNB(unknown_type),
+    FNB(read_into_readonly_buf),
+    FNB(write_from_writable_buf),
+    FNB(header_only_chain),
+    FNB(read_zero_len_data_desc),
+    FNB(write_zero_len_data_desc),
     CHAIN(chain_loop, b_loop),
     CHAIN(chain_self_loop, b_self_loop),
     CHAIN(next_out_of_range, b_next_out_of_range),
@@ -1987,8 +2430,8 @@ static const struct hcase cases[] = {
     CHAIN(indirect_nested, b_ind_nested),
     CHAIN(indirect_next_outside_table, b_ind_next_out_of_table),
     FN(avail_idx_jump),
-    FN(get_id_short_buffer),
-    FN(disconnect_in_flight),
+    FNB(get_id_short_buffer),
+    FNB(disconnect_in_flight),
     FN(reconnect_overlap),
     FN(reconnect_same_rings),
     MSG(vring_num_zero, VHU_SET_VRING_NUM, &st_num_zero, sizeof(st_num_zero)),
@@ -2054,13 +2497,66 @@ static const struct hcase cases[] = {
     FN(get_config_window_past_payload),
 };
 
+/*
+ * With --packed: the cases marked both in cases[] (requests posted as packed
+ * chains), then the packed ring's own (chains, ids, flags and wrap counters, indirect tables,
+ * the vring base).
+ */
+static const struct hcase packed_cases[] = {
+    PCHAIN(packed_chain_longer_than_ring, p_chain_longer_than_ring),
+    PCHAIN(packed_id_beyond_queue_size, p_id_beyond_queue),
+    PCHAIN(packed_id_0xffff, p_id_max),
+    PCHAIN(packed_head_flags_used, p_head_flags_used),
+    PCHAIN(packed_head_wrap_next_pass, p_head_wrap_next_pass),
+    PCHAIN(packed_head_flags_neither, p_head_flags_none),
+    PCHAIN(packed_avail_skips_positions, p_avail_skips_positions),
+    PCHAIN(packed_indirect_nested, p_ind_nested),
+    PCHAIN(packed_indirect_longer_than_ring, p_ind_longer_than_ring),
+    PCHAIN(packed_indirect_len_not_16, p_ind_len_not_16),
+    PCHAIN(packed_indirect_len_zero, p_ind_len_zero),
+    PCHAIN(packed_indirect_outside_mem, p_ind_outside_mem),
+    PCHAIN(packed_indirect_status_read_only, p_ind_status_read_only),
+    FN(packed_indirect_entry_next),
+    FN(packed_chain_across_ring_end),
+    FN(packed_next_past_ring_end),
+    FN(packed_tail_stale_wrap),
+    FN(packed_duplicate_ids),
+    FN(packed_base_wrap_mismatch),
+    FN(packed_base_past_ring),
+    FN(packed_base_all_bits),
+};
+
 static int run_case(const struct hcase *c, const struct fb_opts *o)
 {
 	if (c->fn)
 		return c->fn(o);
+	if (c->pbuild)
+		return pk_case(o, c->pbuild);
 	if (c->build)
 		return chain_case(o, c->build);
 	return send_then_close(o, c->request, c->msg, c->size, NULL, 0);
+}
+
+/* One case (unless --case leaves it out) and the liveness check after it: PASS or FAIL. */
+static void run_counted(const struct hcase *c, const struct fb_opts *o, unsigned *passed,
+			unsigned *failed)
+{
+	int rc;
+
+	if (o->hostile_case && !strstr(c->name, o->hostile_case))
+		return;
+	why[0] = '\0';
+	rc = run_case(c, o);
+	if (rc == 0)
+		rc = alive(o);
+	if (rc == 0) {
+		(*passed)++;
+		printf("PASS %s\n", c->name);
+	} else {
+		(*failed)++;
+		printf("FAIL %s: %s\n", c->name, why);
+	}
+	fflush(stdout);
 }
 
 int fb_hostile_run(const struct fb_opts *o)
@@ -2086,22 +2582,11 @@ int fb_hostile_run(const struct fb_opts *o)
 		return 3;
 	}
 	g_cap_sectors = cap_sectors(o);
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		if (o->hostile_case && !strstr(cases[i].name, o->hostile_case))
-			continue;
-		why[0] = '\0';
-		rc = run_case(&cases[i], o);
-		if (rc == 0)
-			rc = alive(o);
-		if (rc == 0) {
-			passed++;
-			printf("PASS %s\n", cases[i].name);
-		} else {
-			failed++;
-			printf("FAIL %s: %s\n", cases[i].name, why);
-		}
-		fflush(stdout);
-	}
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (!o->packed || cases[i].both)
+			run_counted(&cases[i], o, &passed, &failed);
+	for (size_t i = 0; o->packed && i < sizeof(packed_cases) / sizeof(packed_cases[0]); i++)
+		run_counted(&packed_cases[i], o, &passed, &failed);
 	printf("%u passed, %u failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

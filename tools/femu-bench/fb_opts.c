@@ -177,6 +177,8 @@ void fb_opts_usage(FILE *out)
 	    "                        live migration's start) and check the log at the end:\n"
 	    "                        every page the backend wrote marked, no ring page it\n"
 	    "                        only read\n"
+	    "  --packed              negotiate VIRTIO_F_RING_PACKED and drive packed\n"
+	    "                        virtqueues (fails when the backend does not offer them)\n"
 	    "  --hugepages           back the shared memory with hugetlb pages\n"
 	    "  --rate IOPS           paced: submit at this rate in total (spread over the "
 	    "queues,\n"
@@ -329,6 +331,7 @@ static const struct opt_row opt_rows[] = {
     ROW_NUM("peer-cpu", peer_cpu, 0, 0, FB_MAX_CPU_NUM, "a CPU number"),
     ROW_SET("no-event-idx", 0, event_idx, false),
     ROW_SET("dirty-log", 0, dirty_log, true),
+    ROW_SET("packed", 0, packed, true),
     ROW_SET("hugepages", 0, hugepages, true),
     ROW_NUM("timeout", timeout_ms, 0, 1, 3600000, "milliseconds 1..3600000"),
     ROW_NUM("seed", seed, 0, 0, UINT64_MAX, "a number"),

@@ -53,6 +53,7 @@ struct fb_opts {
 	int peer_cpu;		  /* --peer-cpu */
 	bool event_idx;		  /* negotiate VIRTIO_RING_F_EVENT_IDX when offered */
 	bool dirty_log;		  /* --dirty-log: log the backend's writes, check the log */
+	bool packed;		  /* --packed: VIRTIO_F_RING_PACKED, packed virtqueues */
 	bool hugepages;		  /* back shared memory with hugetlb memfd */
 	unsigned timeout_ms;	  /* --timeout: bound on every wait */
 	uint64_t seed;		  /* --seed: random offsets */

@@ -8,6 +8,8 @@
 #include <sched.h>
 #include <string.h>
 
+#include "fb_pring.h"
+
 struct peer_q {
 	struct fb_vq *vq;
 	uint16_t last_avail;
@@ -58,6 +60,41 @@ static void serve(struct peer_q *q, uint64_t *completed)
 	}
 }
 
+/*
+ * Packed ring: take every available chain in ring order (head flags, then
+ * the chain up to a descriptor without NEXT, at most the ring size), write
+ * the status byte, and write one used descriptor per chain at the used
+ * position, its flags last.  last_avail and used_idx count descriptors.
+ */
+static void serve_packed(struct peer_q *q, uint64_t *completed)
+{
+	struct fb_vq *vq = q->vq;
+
+	for (;;) {
+		uint16_t head = q->last_avail, c = head, id;
+		struct vring_packed_desc *d = &vq->pdesc[head & vq->mask], *tail;
+		uint16_t flags = __atomic_load_n(&d->flags, __ATOMIC_ACQUIRE);
+
+		if ((flags & (FB_PK_AVAIL | FB_PK_USED)) != fb_pvq_avail_bits(vq, head))
+			return;
+		for (unsigned n = 1;
+		     (vq->pdesc[c & vq->mask].flags & VRING_DESC_F_NEXT) && n < vq->size; n++)
+			c++;
+		tail = &vq->pdesc[c & vq->mask];
+		c++;
+		if ((tail->flags & VRING_DESC_F_WRITE) && tail->len >= 1)
+			*(vq->mem->base + (tail->addr - vq->mem->gpa_base)) = VIRTIO_BLK_S_OK;
+		id = tail->id;
+		d = &vq->pdesc[q->used_idx & vq->mask];
+		d->id = id;
+		d->len = 1;
+		__atomic_store_n(&d->flags, fb_pvq_used_bits(vq, q->used_idx), __ATOMIC_RELEASE);
+		q->used_idx = (uint16_t)(q->used_idx + (uint16_t)(c - head));
+		q->last_avail = c;
+		(*completed)++;
+	}
+}
+
 static void *peer_main(void *arg)
 {
 	struct fb_peer *p = arg;
@@ -73,13 +110,22 @@ static void *peer_main(void *arg)
 	memset(qs, 0, sizeof(qs));
 	for (unsigned i = 0; i < p->nq; i++) {
 		qs[i].vq = &p->vqs[i];
+		if (qs[i].vq->packed) {
+			/* never ask for a kick */
+			qs[i].vq->dev_ev->flags = VRING_PACKED_EVENT_FLAG_DISABLE;
+			continue;
+		}
 		qs[i].vq->vr.used->flags = VRING_USED_F_NO_NOTIFY;
 		if (qs[i].vq->event_idx)
 			vring_avail_event(&qs[i].vq->vr) = 0x8000;
 	}
 	while (!__atomic_load_n(&p->stop, __ATOMIC_RELAXED))
-		for (unsigned i = 0; i < p->nq; i++)
-			serve(&qs[i], &completed);
+		for (unsigned i = 0; i < p->nq; i++) {
+			if (qs[i].vq->packed)
+				serve_packed(&qs[i], &completed);
+			else
+				serve(&qs[i], &completed);
+		}
 	p->completed = completed;
 	return NULL;
 }

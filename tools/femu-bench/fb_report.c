@@ -78,8 +78,8 @@ void fb_report_text(FILE *out, const struct fb_opts *o, const struct fb_result *
 	fb_summarize(r, &s);
 	fprintf(out, "%s bs=", fb_rw_name(o->rw));
 	bs_list(out, o);
-	fprintf(out, " qd=%u queues=%u threads=%u%s\n", o->qd, o->queues, o->ncpus,
-		o->verify ? " verify" : "");
+	fprintf(out, " qd=%u queues=%u threads=%u%s%s\n", o->qd, o->queues, o->ncpus,
+		o->packed ? " packed" : "", o->verify ? " verify" : "");
 	fprintf(out, "  ios %" PRIu64 " (reads %" PRIu64 ", writes %" PRIu64 ") in %.3f s\n",
 		r->ios, r->reads, r->writes, r->elapsed_s);
 	fprintf(out, "  IOPS %.0f  MB/s %.1f\n", s.iops, s.mbps);
@@ -108,7 +108,8 @@ void fb_report_json(FILE *out, const struct fb_opts *o, const struct fb_result *
 	fb_summarize(r, &s);
 	fprintf(out, "{\"rw\":\"%s\",\"bs\":[", fb_rw_name(o->rw));
 	bs_list(out, o);
-	fprintf(out, "],\"qd\":%u,\"queues\":%u,\"threads\":%u,", o->qd, o->queues, o->ncpus);
+	fprintf(out, "],\"qd\":%u,\"queues\":%u,\"threads\":%u,\"layout\":\"%s\",", o->qd,
+		o->queues, o->ncpus, o->packed ? "packed" : "split");
 	fprintf(out,
 		"\"ios\":%" PRIu64 ",\"reads\":%" PRIu64 ",\"writes\":%" PRIu64
 		",\"bytes\":%" PRIu64 ",\"elapsed_s\":%.6f,",

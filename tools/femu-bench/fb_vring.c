@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * fb_vring.c - split virtqueue layout in shared memory, pre-built request
- * chains, eventfds.
+ * fb_vring.c - split and packed virtqueue layout in shared memory, pre-built
+ * split request chains, eventfds.
  */
 #include "fb_vring.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+
+#include "fb_pring.h"
 
 #define RING_ALIGN 4096u
 
@@ -17,9 +20,32 @@ size_t fb_vq_mem_bytes(unsigned qsize, unsigned nslots, uint32_t slot_bytes)
 	       (size_t)nslots * slot_bytes + 4096;
 }
 
+/* Packed: an empty ring (no descriptor available), interrupts suppressed. */
+static void pvq_reset(struct fb_vq *vq)
+{
+	memset(vq->pdesc, 0, sizeof(*vq->pdesc) * vq->size);
+	memset(vq->drv_ev, 0, sizeof(*vq->drv_ev));
+	memset(vq->dev_ev, 0, sizeof(*vq->dev_ev));
+	vq->avail_idx = vq->kicked_idx = vq->last_used = 0;
+	vq->pk_head = 0;
+	vq->pk_head_flags = 0;
+	if (vq->event_idx) {
+		vq->pk_event = (uint16_t)(vq->size - 1);
+		vq->drv_ev->off_wrap = fb_pvq_off_wrap(vq, vq->pk_event);
+		vq->drv_ev->flags = VRING_PACKED_EVENT_FLAG_DESC;
+	} else {
+		vq->drv_ev->flags = VRING_PACKED_EVENT_FLAG_DISABLE;
+	}
+}
+
 void fb_vq_reset(struct fb_vq *vq)
 {
 	struct vring_desc *d = vq->vr.desc;
+
+	if (vq->packed) {
+		pvq_reset(vq);
+		return;
+	}
 
 	memset(vq->vr.avail, 0, sizeof(*vq->vr.avail) + sizeof(uint16_t) * (vq->size + 1u));
 	memset(vq->vr.used, 0,
@@ -49,6 +75,23 @@ void fb_vq_reset(struct fb_vq *vq)
 int fb_vq_init(struct fb_vq *vq, struct fb_mem *mem, unsigned index, unsigned qsize,
 	       unsigned nslots, uint32_t slot_bytes, bool event_idx)
 {
+	return fb_vq_init_layout(vq, mem, index, qsize, nslots, slot_bytes, event_idx, false);
+}
+
+/* Packed rings: descriptor ring, then each event area on a line of its own. */
+static void *pvq_alloc_ring(struct fb_vq *vq, struct fb_mem *mem, unsigned qsize)
+{
+	vq->pdesc = fb_mem_alloc(mem, sizeof(*vq->pdesc) * qsize, RING_ALIGN);
+	vq->drv_ev = fb_mem_alloc(mem, 64, 64);
+	vq->dev_ev = fb_mem_alloc(mem, 64, 64);
+	vq->pk_ndesc = calloc(vq->nslots ? vq->nslots : 1, 1);
+	vq->pk_shift = (uint8_t)__builtin_ctz(qsize);
+	return vq->pdesc && vq->drv_ev && vq->dev_ev && vq->pk_ndesc ? vq->pdesc : NULL;
+}
+
+int fb_vq_init_layout(struct fb_vq *vq, struct fb_mem *mem, unsigned index, unsigned qsize,
+		      unsigned nslots, uint32_t slot_bytes, bool event_idx, bool packed)
+{
 	void *ring;
 
 	memset(vq, 0, sizeof(*vq));
@@ -63,13 +106,24 @@ int fb_vq_init(struct fb_vq *vq, struct fb_mem *mem, unsigned index, unsigned qs
 	vq->nslots = nslots;
 	vq->slot_bytes = slot_bytes;
 	vq->mem = mem;
-	ring = fb_mem_alloc(mem, vring_size(qsize, RING_ALIGN), RING_ALIGN);
+	vq->packed = packed;
+	if (packed)
+		ring = pvq_alloc_ring(vq, mem, qsize);
+	else
+		ring = fb_mem_alloc(mem, vring_size(qsize, RING_ALIGN), RING_ALIGN);
 	vq->hdr = fb_mem_alloc(mem, nslots * sizeof(*vq->hdr), 64);
 	vq->status = fb_mem_alloc(mem, nslots, 64);
 	vq->data = fb_mem_alloc(mem, (size_t)nslots * slot_bytes, 4096);
-	if (!ring || !vq->hdr || !vq->status || !vq->data)
+	if (!ring || !vq->hdr || !vq->status || !vq->data) {
+		free(vq->pk_ndesc);
+		vq->pk_ndesc = NULL;
 		return -ENOMEM;
-	vring_init(&vq->vr, qsize, ring, RING_ALIGN);
+	}
+	vq->hdr_gpa = fb_mem_gpa(mem, vq->hdr);
+	vq->status_gpa = fb_mem_gpa(mem, vq->status);
+	vq->data_gpa = fb_mem_gpa(mem, vq->data);
+	if (!packed)
+		vring_init(&vq->vr, qsize, ring, RING_ALIGN);
 	vq->kick_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	vq->call_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (vq->kick_fd < 0 || vq->call_fd < 0) {
@@ -88,11 +142,69 @@ void fb_vq_fini(struct fb_vq *vq)
 	if (vq->call_fd >= 0)
 		close(vq->call_fd);
 	vq->kick_fd = vq->call_fd = -1;
+	free(vq->pk_ndesc);
+	vq->pk_ndesc = NULL;
+}
+
+uint32_t fb_vq_base(const struct fb_vq *vq)
+{
+	if (vq->packed)
+		return fb_pvq_off_wrap(vq, vq->avail_idx);
+	return vq->avail_idx;
+}
+
+void fb_vq_addrs(const struct fb_vq *vq, uint64_t *desc, uint64_t *avail, uint64_t *used)
+{
+	if (vq->packed) {
+		*desc = (uint64_t)(uintptr_t)vq->pdesc;
+		*avail = (uint64_t)(uintptr_t)vq->drv_ev;
+		*used = (uint64_t)(uintptr_t)vq->dev_ev;
+		return;
+	}
+	*desc = (uint64_t)(uintptr_t)vq->vr.desc;
+	*avail = (uint64_t)(uintptr_t)vq->vr.avail;
+	*used = (uint64_t)(uintptr_t)vq->vr.used;
+}
+
+void fb_pvq_kick(struct fb_vq *vq)
+{
+	uint64_t one = 1;
+
+	if (vq->kicked_idx != vq->avail_idx)
+		__atomic_store_n(&vq->pdesc[vq->pk_head & vq->mask].flags, vq->pk_head_flags,
+				 __ATOMIC_RELEASE);
+	vq->kicked_idx = vq->avail_idx;
+	if (write(vq->kick_fd, &one, sizeof(one)) == sizeof(one))
+		vq->kicks++;
+}
+
+void fb_pvq_dump(const struct fb_vq *vq, FILE *out)
+{
+	const struct vring_packed_desc *d = &vq->pdesc[vq->last_used & vq->mask];
+
+	fprintf(out,
+		"femu-bench: queue %u packed ring: avail count %u (position %u wrap %u), "
+		"consumed to %u (position %u wrap %u, flags there 0x%x id %u), device event "
+		"flags %u off_wrap 0x%x, driver event flags %u off_wrap 0x%x, kicks %llu, "
+		"last publish %s\n",
+		vq->index, vq->avail_idx, vq->avail_idx & vq->mask, fb_pvq_wrap(vq, vq->avail_idx),
+		vq->last_used, vq->last_used & vq->mask, fb_pvq_wrap(vq, vq->last_used),
+		__atomic_load_n(&d->flags, __ATOMIC_ACQUIRE), d->id,
+		__atomic_load_n(&vq->dev_ev->flags, __ATOMIC_RELAXED),
+		__atomic_load_n(&vq->dev_ev->off_wrap, __ATOMIC_RELAXED),
+		__atomic_load_n(&vq->drv_ev->flags, __ATOMIC_RELAXED),
+		__atomic_load_n(&vq->drv_ev->off_wrap, __ATOMIC_RELAXED),
+		(unsigned long long)vq->kicks, vq->last_kicked ? "kicked" : "did not kick");
 }
 
 void fb_vq_kick(struct fb_vq *vq)
 {
 	uint64_t one = 1;
+
+	if (vq->packed) {
+		fb_pvq_kick(vq);
+		return;
+	}
 
 	__atomic_store_n(&vq->vr.avail->idx, vq->avail_idx, __ATOMIC_RELEASE);
 	vq->kicked_idx = vq->avail_idx;
@@ -102,6 +214,10 @@ void fb_vq_kick(struct fb_vq *vq)
 
 void fb_vq_dump(const struct fb_vq *vq, FILE *out)
 {
+	if (vq->packed) {
+		fb_pvq_dump(vq, out);
+		return;
+	}
 	fprintf(out,
 		"femu-bench: queue %u ring: avail idx %u (last kick check at %u), used idx %u "
 		"(consumed to %u), used flags 0x%x, avail_event %u, event_idx %d, kicks %llu, "

@@ -9,7 +9,9 @@
  * avail entry.  Completions are polled from the used ring
  * with interrupts suppressed (VRING_AVAIL_F_NO_INTERRUPT, or used_event kept
  * 16k to 32k entries ahead with EVENT_IDX); kicks follow the backend's
- * VRING_USED_F_NO_NOTIFY / avail_event.
+ * VRING_USED_F_NO_NOTIFY / avail_event.  The same struct fb_vq holds a
+ * packed virtqueue when laid out so (fb_vq_init_layout); its driver side is
+ * fb_pring.h.
  */
 #ifndef FB_VRING_H
 #define FB_VRING_H
@@ -45,6 +47,21 @@ struct fb_vq {
 	uint8_t *status;	       /* [nslots] */
 	uint8_t *data;		       /* [nslots * slot_bytes] */
 	struct fb_mem *mem;
+	/*
+	 * Packed layout (fb_pring.h), chosen once per queue at init: avail_idx,
+	 * kicked_idx and last_used then count descriptors (free running, the
+	 * wrap counter is bit log2(size) inverted), vr is unused.
+	 */
+	bool packed;
+	uint8_t pk_shift;		 /* log2(size) */
+	uint16_t pk_head;		 /* ring position of the head not yet made available */
+	uint16_t pk_head_flags;		 /* its flags (written by fb_pvq_publish) */
+	uint16_t pk_event;		 /* descriptor count named in the driver event area */
+	struct vring_packed_desc *pdesc; /* [size] */
+	struct vring_packed_desc_event *drv_ev; /* driver event suppression (we write) */
+	struct vring_packed_desc_event *dev_ev; /* device event suppression (backend writes) */
+	uint8_t *pk_ndesc; /* [nslots]: descriptors of each slot's request in flight */
+	uint64_t hdr_gpa, status_gpa, data_gpa; /* guest addresses of hdr[0], status[0], data */
 } __attribute__((aligned(64))); /* queues of different threads share no cache line */
 
 /* Bytes fb_vq_init() takes from the region (upper bound, with alignment). */
@@ -57,6 +74,21 @@ size_t fb_vq_mem_bytes(unsigned qsize, unsigned nslots, uint32_t slot_bytes);
  */
 int fb_vq_init(struct fb_vq *vq, struct fb_mem *mem, unsigned index, unsigned qsize,
 	       unsigned nslots, uint32_t slot_bytes, bool event_idx);
+
+/*
+ * fb_vq_init() with the layout chosen: packed (VIRTIO_F_RING_PACKED
+ * negotiated) lays out a packed ring instead (fb_pring.h).
+ */
+int fb_vq_init_layout(struct fb_vq *vq, struct fb_mem *mem, unsigned index, unsigned qsize,
+		      unsigned nslots, uint32_t slot_bytes, bool event_idx, bool packed);
+
+/*
+ * The vring base of SET_VRING_BASE / the ring addresses of SET_VRING_ADDR
+ * for either layout (packed: the next avail position with the wrap counter
+ * in bit 15; desc ring, driver area, device area).
+ */
+uint32_t fb_vq_base(const struct fb_vq *vq);
+void fb_vq_addrs(const struct fb_vq *vq, uint64_t *desc, uint64_t *avail, uint64_t *used);
 
 void fb_vq_fini(struct fb_vq *vq);
 

@@ -15,8 +15,15 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "fb_pring.h"
 #include "fb_time.h"
 #include "fb_verify.h"
+
+/*
+ * The ring layout is a compile-time constant of each instance of the hot
+ * loop (worker_loop() below): chosen once per worker, never per request.
+ */
+#define FB_HOT static inline __attribute__((always_inline))
 
 #define POLL_BATCH 64
 #define MAX_REPORTED 5 /* error lines printed per worker */
@@ -168,8 +175,8 @@ static uint64_t clock_now(const struct worker *w)
 	return w->prev_sweep - w->paused;
 }
 
-static void submit_one(struct worker *w, struct wq *q, uint64_t now, uint32_t type, uint64_t off,
-		       uint32_t len)
+FB_HOT void submit_one(struct worker *w, struct wq *q, uint64_t now, uint32_t type, uint64_t off,
+		       uint32_t len, const bool packed)
 {
 	unsigned slot = q->free[--q->nfree];
 	struct slot_meta *m = &q->meta[slot];
@@ -190,7 +197,10 @@ static void submit_one(struct worker *w, struct wq *q, uint64_t now, uint32_t ty
 	}
 	if (q->inflight++ == 0)
 		q->last_progress = clock_now(w);
-	fb_vq_submit(q->vq, slot, type, m->sector, len);
+	if (packed)
+		fb_pvq_submit(q->vq, slot, type, m->sector, len);
+	else
+		fb_vq_submit(q->vq, slot, type, m->sector, len);
 }
 
 static void check_read(struct worker *w, struct wq *q, unsigned slot)
@@ -384,11 +394,13 @@ static void timeout_summary(const struct worker *w, uint64_t clock)
  * reaped (after the publish: the backend already has the next requests).
  * Returns requests in flight.
  */
-static unsigned sweep(struct worker *w, struct wq *q, bool submit)
+FB_HOT unsigned sweep(struct worker *w, struct wq *q, bool submit, const bool packed)
 {
 	uint32_t ids[POLL_BATCH];
 	struct reaped done[POLL_BATCH];
-	unsigned n = fb_vq_poll(q->vq, ids, POLL_BATCH), nd = 0;
+	unsigned n = packed ? fb_pvq_poll(q->vq, ids, POLL_BATCH)
+			    : fb_vq_poll(q->vq, ids, POLL_BATCH),
+		 nd = 0;
 	uint64_t now = fb_tsc(); /* after the poll: the completions' time */
 	uint64_t clock = worker_clock(w, now);
 	uint32_t type = VIRTIO_BLK_T_IN, len = 0;
@@ -411,13 +423,16 @@ static unsigned sweep(struct worker *w, struct wq *q, bool submit)
 	}
 	while (submit && q->nfree && pace_ready(w, q, now) &&
 	       next_request(w, now, &type, &off, &len)) {
-		submit_one(w, q, now, type, off, len);
+		submit_one(w, q, now, type, off, len, packed);
 		pace_submitted(w, q, now);
 		queued++;
 	}
 	if (queued && fb_workload_test_pause)
 		fb_workload_test_pause(w->id, q->vq->index);
-	fb_vq_publish(q->vq);
+	if (packed)
+		fb_pvq_publish(q->vq);
+	else
+		fb_vq_publish(q->vq);
 	if (n)
 		account_reaped(w, q, done, nd, now);
 	return q->inflight;
@@ -467,21 +482,15 @@ static void pace_sleep(struct worker *w)
 		usleep((useconds_t)((ns - PACE_SLEEP_EARLY_NS) / 1000));
 }
 
-static void *worker_main(void *arg)
+/* Sweep the worker's queues until it is done: one instance per ring layout. */
+FB_HOT void worker_loop(struct worker *w, const bool packed)
 {
-	struct worker *w = arg;
-	double cpu0;
 	bool submitting = true;
 
-	pin(w);
-	cpu0 = thread_cpu_s();
-	w->t_first = w->t_last = w->t_meas;
-	if (w->run->o->time_s > 0)
-		w->deadline = w->t_meas + (uint64_t)(w->run->o->time_s * fb_tsc_hz());
 	for (;;) {
 		unsigned inflight = 0;
 		for (unsigned i = 0; i < w->nq && !w->timed_out; i++)
-			inflight += sweep(w, &w->q[i], submitting);
+			inflight += sweep(w, &w->q[i], submitting, packed);
 		if (w->timed_out)
 			break;
 		if (submitting && (__atomic_load_n(&g_stop, __ATOMIC_RELAXED) ||
@@ -494,6 +503,32 @@ static void *worker_main(void *arg)
 		if (submitting && inflight == 0)
 			pace_sleep(w);
 	}
+}
+
+__attribute__((noinline)) static void worker_loop_split(struct worker *w)
+{
+	worker_loop(w, false);
+}
+
+__attribute__((noinline)) static void worker_loop_packed(struct worker *w)
+{
+	worker_loop(w, true);
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	double cpu0;
+
+	pin(w);
+	cpu0 = thread_cpu_s();
+	w->t_first = w->t_last = w->t_meas;
+	if (w->run->o->time_s > 0)
+		w->deadline = w->t_meas + (uint64_t)(w->run->o->time_s * fb_tsc_hz());
+	if (w->run->vqs[0].packed)
+		worker_loop_packed(w);
+	else
+		worker_loop_split(w);
 	w->cpu_s = thread_cpu_s() - cpu0;
 	return NULL;
 }

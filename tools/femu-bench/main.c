@@ -2,7 +2,7 @@
 /*
  * main.c - femu-bench: a poll-mode vhost-user-blk initiator without a VM.
  * Connects to a backend socket as the frontend, shares one memfd region,
- * sets up N split virtqueues and runs a workload (or the --hostile cases,
+ * sets up N split (or --packed: packed) virtqueues and runs a workload (or the --hostile cases,
  * the --connect-churn cycles, or the --selftest-peer measurement of the
  * initiator itself).
  *
@@ -122,10 +122,11 @@ static int setup_queues(struct bench *b)
 		return 3;
 	}
 	for (unsigned i = 0; i < o->queues; i++) {
-		rc = fb_vq_init(&b->vqs[i], &b->mem, i, o->qsize, o->qd, fb_opts_max_bs(o),
-				o->event_idx &&
-				    (o->selftest_peer ||
-				     (b->dev.conn.features & (1ull << VIRTIO_RING_F_EVENT_IDX))));
+		rc = fb_vq_init_layout(
+		    &b->vqs[i], &b->mem, i, o->qsize, o->qd, fb_opts_max_bs(o),
+		    o->event_idx && (o->selftest_peer ||
+				     (b->dev.conn.features & (1ull << VIRTIO_RING_F_EVENT_IDX))),
+		    o->packed);
 		if (rc < 0) {
 			fprintf(stderr, "femu-bench: queue %u setup: %s\n", i, strerror(-rc));
 			return 3;
@@ -165,10 +166,10 @@ static int dirty_log_check(struct bench *b)
 			(unsigned long long)marked);
 		return 1;
 	}
-	fprintf(stderr,
-		"femu-bench: dirty log: %llu pages marked; used rings, status bytes%s marked, "
-		"descriptor tables and avail rings not\n",
-		(unsigned long long)marked, reads ? ", read buffers" : "");
+	fprintf(stderr, "femu-bench: dirty log: %llu pages marked; %s, status bytes%s marked%s\n",
+		(unsigned long long)marked, b->o.packed ? "used descriptors" : "used rings",
+		reads ? ", read buffers" : "",
+		b->o.packed ? "" : ", descriptor tables and avail rings not");
 	return 0;
 }
 
@@ -201,6 +202,10 @@ static int connect_device(struct bench *b)
 	}
 	rc = fb_dev_connect_retry(&b->dev, b->o.sock, b->o.timeout_ms, b->o.event_idx);
 	if (rc < 0) {
+		vu_close(&b->dev.conn);
+		return setup_error(b->dev.err);
+	}
+	if (b->o.packed && fb_dev_use_packed(&b->dev) < 0) {
 		vu_close(&b->dev.conn);
 		return setup_error(b->dev.err);
 	}

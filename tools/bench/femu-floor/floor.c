@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * floor.c - the machine measurements of floor.h: cache-line ping-pong,
- * dependent random loads, a bare split ring at QD1 and at high queue depth,
- * random 4 KiB copies, busy-loop gaps.
+ * dependent random loads, a bare split ring and a bare packed ring at QD1
+ * and at high queue depth, random 4 KiB copies, busy-loop gaps.
  */
 #include "floor.h"
 
@@ -266,13 +266,75 @@ struct ring_sim {
 	} hdr[4] __attribute__((aligned(64)));
 	volatile uint8_t status[64] __attribute__((aligned(64)));
 	uint8_t data[BLOCK] __attribute__((aligned(BLOCK)));
+	/* packed layout (FLOOR_QD1_PACKED): the descriptor ring and both event areas */
+	struct vring_packed_desc pdesc[RING_SIZE] __attribute__((aligned(4096)));
+	struct vring_packed_desc_event drv_ev __attribute__((aligned(64))); /* initiator writes */
+	struct vring_packed_desc_event dev_ev __attribute__((aligned(64))); /* backend writes */
+	uint16_t drv_event; /* initiator: the descriptor count its driver event names */
 	const struct floor_buf *buf;
 	uint64_t rounds;
-	uint64_t calls; /* virtio: completions the used_event asked a call for */
-	int virtio;
+	uint64_t calls; /* virtio, packed: completions the driver's event asked a call for */
+	enum floor_qd1 kind;
 	int cpu;
 	int err;
 };
+
+/* ---- packed ring helpers (virtio 1.2, 2.8): counts of descriptors, free running ---- */
+
+#define PK_AVAIL (1u << VRING_PACKED_DESC_F_AVAIL)
+#define PK_USED (1u << VRING_PACKED_DESC_F_USED)
+
+/* Wrap counter (1 on the first pass) of descriptor count c in a ring of size (a power of 2). */
+static inline unsigned pk_wrap(uint16_t c, unsigned size)
+{
+	return (c & size) ? 0u : 1u;
+}
+
+/* The flags' AVAIL/USED bits of an available descriptor at count c. */
+static inline uint16_t pk_avail_bits(uint16_t c, unsigned size)
+{
+	return pk_wrap(c, size) ? PK_AVAIL : PK_USED;
+}
+
+/* The flags' AVAIL/USED bits of a used descriptor at count c. */
+static inline uint16_t pk_used_bits(uint16_t c, unsigned size)
+{
+	return pk_wrap(c, size) ? (PK_AVAIL | PK_USED) : 0;
+}
+
+/* off_wrap (event suppression) of descriptor count c. */
+static inline uint16_t pk_off_wrap(uint16_t c, unsigned size)
+{
+	return (uint16_t)((c & (size - 1)) | (pk_wrap(c, size) << VRING_PACKED_EVENT_F_WRAP_CTR));
+}
+
+/*
+ * Does an event area (flags, off_wrap) ask to be told of counts [old, now)?
+ * The Linux driver's and DPDK's rule for descriptor-event mode.
+ */
+static inline bool pk_need_event(const volatile struct vring_packed_desc_event *ev, uint16_t old,
+				 uint16_t now, unsigned size)
+{
+	uint16_t flags = ev->flags, ow = ev->off_wrap, event;
+
+	if (flags != VRING_PACKED_EVENT_FLAG_DESC)
+		return flags != VRING_PACKED_EVENT_FLAG_DISABLE;
+	event = (uint16_t)((now & ~(size - 1)) | (ow & (size - 1)));
+	if ((ow >> VRING_PACKED_EVENT_F_WRAP_CTR) != pk_wrap(now, size))
+		event = (uint16_t)(event - size);
+	return (uint16_t)(now - event - 1) < (uint16_t)(now - old);
+}
+
+/* Wait until the AVAIL/USED bits of *flags are want; false after SPIN_LIMIT_NS. */
+static int spin_flags(const uint16_t *flags, uint16_t want)
+{
+	struct spin s = {0, 0};
+
+	while ((__atomic_load_n(flags, __ATOMIC_ACQUIRE) & (PK_AVAIL | PK_USED)) != want)
+		if (spin_expired(&s))
+			return 0;
+	return 1;
+}
 
 /* Wait until *p == v; false after SPIN_LIMIT_NS. */
 static int spin_until16(const volatile uint16_t *p, uint16_t v)
@@ -329,6 +391,40 @@ static void ring_serve_virtio(struct ring_sim *r, uint64_t i, uint16_t slot, siz
 		r->calls++;
 }
 
+/*
+ * The same request in a packed ring: request i's chain (header, data,
+ * status) takes descriptor counts c = 3 (i - 1) .. c + 2.  The backend waits
+ * for the head's flags, reads the three descriptors and the header, copies
+ * the block into the data buffer, writes the status byte and the used
+ * descriptor in place of the head (id, length, flags last), then, after a
+ * full barrier, reads the driver event area as a call decision needs.
+ */
+static int ring_serve_packed(struct ring_sim *r, uint64_t i, size_t blocks)
+{
+	uint16_t c = (uint16_t)(3 * (i - 1)), m = RING_SIZE - 1;
+	struct vring_packed_desc d0, d1, d2;
+	uint64_t blk;
+
+	if (!spin_flags(&r->pdesc[c & m].flags, pk_avail_bits(c, RING_SIZE)))
+		return -ETIMEDOUT;
+	d0 = r->pdesc[c & m];
+	d1 = r->pdesc[(c + 1) & m];
+	d2 = r->pdesc[(c + 2) & m];
+	if (d0.len != 16 || d1.len != BLOCK || d2.len != 1 || !(d1.flags & VRING_DESC_F_NEXT) ||
+	    (d2.flags & VRING_DESC_F_NEXT))
+		return -EPROTO;
+	blk = *(const volatile uint64_t *)(uintptr_t)(d0.addr + 8) % blocks;
+	floor_copy_block((void *)(uintptr_t)d1.addr, r->buf->base + blk * BLOCK, true);
+	*(volatile uint8_t *)(uintptr_t)d2.addr = 0;
+	r->pdesc[c & m].id = d2.id;
+	r->pdesc[c & m].len = BLOCK + 1;
+	__atomic_store_n(&r->pdesc[c & m].flags, pk_used_bits(c, RING_SIZE), __ATOMIC_RELEASE);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (pk_need_event(&r->drv_ev, c, (uint16_t)(c + 3), RING_SIZE))
+		r->calls++;
+	return 0;
+}
+
 static void *ring_backend(void *arg)
 {
 	struct ring_sim *r = arg;
@@ -339,11 +435,15 @@ static void *ring_backend(void *arg)
 	     i++) {
 		uint16_t slot = (uint16_t)((i - 1) % RING_SIZE);
 
+		if (r->kind == FLOOR_QD1_PACKED) {
+			r->err = ring_serve_packed(r, i, blocks);
+			continue;
+		}
 		if (!spin_until16(&r->avail.idx, (uint16_t)i)) {
 			r->err = -ETIMEDOUT;
 			break;
 		}
-		if (r->virtio)
+		if (r->kind == FLOOR_QD1_VIRTIO)
 			ring_serve_virtio(r, i, slot, blocks);
 		else
 			ring_serve_bare(r, i, slot, blocks);
@@ -366,12 +466,55 @@ static void ring_virtio_chain(struct ring_sim *r)
 	    .addr = (uint64_t)(uintptr_t)&r->status[0], .len = 1, .flags = VRING_DESC_F_WRITE};
 }
 
+/*
+ * The initiator's side of one QD1 packed request i: the header, the chain's
+ * data and status descriptors, the head's flags last; after a full barrier
+ * the device event area (the kick decision); then it waits for the used
+ * descriptor, reads its id and the status byte, and keeps the driver event
+ * (descriptor-event mode, EVENT_IDX) a ring ahead, rewritten only when the
+ * backend could reach it, as femu-bench does.
+ */
+static bool ring_initiate_packed(struct ring_sim *r, uint64_t *s, unsigned i, uint64_t *sink)
+{
+	uint16_t c = (uint16_t)(3 * (i - 1)), m = RING_SIZE - 1;
+	uint64_t hdr = (uint64_t)(uintptr_t)&r->hdr[0];
+
+	r->hdr[0].type_ioprio = 0;
+	r->hdr[0].sector = rnd(s);
+	r->status[0] = 0xff;
+	r->pdesc[(c + 1) & m] = (struct vring_packed_desc){
+	    (uint64_t)(uintptr_t)r->data, BLOCK, 0,
+	    (uint16_t)(VRING_DESC_F_NEXT | VRING_DESC_F_WRITE | pk_avail_bits(c + 1, RING_SIZE))};
+	r->pdesc[(c + 2) & m] = (struct vring_packed_desc){
+	    (uint64_t)(uintptr_t)&r->status[0], 1, 0,
+	    (uint16_t)(VRING_DESC_F_WRITE | pk_avail_bits(c + 2, RING_SIZE))};
+	r->pdesc[c & m].addr = hdr;
+	r->pdesc[c & m].len = 16;
+	r->pdesc[c & m].id = 0;
+	__atomic_store_n(&r->pdesc[c & m].flags,
+			 (uint16_t)(VRING_DESC_F_NEXT | pk_avail_bits(c, RING_SIZE)),
+			 __ATOMIC_RELEASE);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	*sink += pk_need_event(&r->dev_ev, c, (uint16_t)(c + 3), RING_SIZE);
+	if (!spin_flags(&r->pdesc[c & m].flags, pk_used_bits(c, RING_SIZE)))
+		return false;
+	*sink += r->pdesc[c & m].id + r->status[0];
+	if ((uint16_t)(r->drv_event - (uint16_t)(c + 3)) <= 3) {
+		r->drv_event = (uint16_t)(c + 3 + RING_SIZE - 1);
+		r->drv_ev.off_wrap = pk_off_wrap(r->drv_event, RING_SIZE);
+	}
+	return true;
+}
+
 /* The initiator's side of one QD1 request i on slot; false on a timeout. */
 static bool ring_initiate(struct ring_sim *r, uint64_t *s, unsigned i, uint64_t *sink)
 {
 	uint16_t slot = (uint16_t)((i - 1) % RING_SIZE);
+	bool virtio = r->kind == FLOOR_QD1_VIRTIO;
 
-	if (r->virtio) {
+	if (r->kind == FLOOR_QD1_PACKED)
+		return ring_initiate_packed(r, s, i, sink);
+	if (virtio) {
 		r->hdr[0].type_ioprio = 0;
 		r->hdr[0].sector = rnd(s);
 		r->status[0] = 0xff;
@@ -383,13 +526,13 @@ static bool ring_initiate(struct ring_sim *r, uint64_t *s, unsigned i, uint64_t 
 	r->avail.ring[slot] = 0;
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	r->avail.idx = (uint16_t)i;
-	if (r->virtio) { /* the kick decision (EVENT_IDX) */
+	if (virtio) { /* the kick decision (EVENT_IDX) */
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 		*sink += r->used.avail_event;
 	}
 	if (!spin_until16(&r->used.idx, (uint16_t)i))
 		return false;
-	if (r->virtio) {
+	if (virtio) {
 		*sink += r->used.ring[slot].id + r->status[0];
 		/* polling: no call wanted; kept 16k-32k ahead as femu-bench does (fb_vring.h) */
 		if ((uint16_t)(r->avail.used_event - i) < 0x4000)
@@ -402,7 +545,7 @@ static bool ring_initiate(struct ring_sim *r, uint64_t *s, unsigned i, uint64_t 
 
 /* Set up r for rounds requests (UINT64_MAX: until told), pin to cpu_b, start the backend. */
 static int ring_qd1_start(struct ring_sim *r, int cpu_a, int cpu_b, const struct floor_buf *buf,
-			  uint64_t rounds, bool virtio, pthread_t *t)
+			  uint64_t rounds, enum floor_qd1 kind, pthread_t *t)
 {
 	int rc;
 
@@ -412,8 +555,13 @@ static int ring_qd1_start(struct ring_sim *r, int cpu_a, int cpu_b, const struct
 	r->buf = buf;
 	r->rounds = rounds;
 	r->cpu = cpu_a;
-	r->virtio = virtio;
+	r->kind = kind;
 	r->avail.used_event = 0x8000; /* no call wanted, from the first request on */
+	/* packed: descriptor-event mode, a ring ahead (no call wanted); kicks not wanted */
+	r->drv_event = RING_SIZE - 1;
+	r->drv_ev.off_wrap = pk_off_wrap(r->drv_event, RING_SIZE);
+	r->drv_ev.flags = VRING_PACKED_EVENT_FLAG_DESC;
+	r->dev_ev.flags = VRING_PACKED_EVENT_FLAG_DISABLE;
 	ring_virtio_chain(r);
 	if ((rc = floor_pin(cpu_b)) != 0)
 		return rc;
@@ -421,7 +569,7 @@ static int ring_qd1_start(struct ring_sim *r, int cpu_a, int cpu_b, const struct
 }
 
 static int ring_qd1_run(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigned rounds,
-			bool virtio, double *ns)
+			enum floor_qd1 kind, double *ns)
 {
 	static struct ring_sim r;
 	double batch[RTT_BATCHES];
@@ -430,7 +578,7 @@ static int ring_qd1_run(int cpu_a, int cpu_b, const struct floor_buf *buf, unsig
 	pthread_t t;
 	int rc;
 
-	if ((rc = ring_qd1_start(&r, cpu_a, cpu_b, buf, (uint64_t)per * RTT_BATCHES, virtio, &t)) !=
+	if ((rc = ring_qd1_start(&r, cpu_a, cpu_b, buf, (uint64_t)per * RTT_BATCHES, kind, &t)) !=
 	    0)
 		return rc;
 	for (unsigned b = 0, i = 1; b < RTT_BATCHES; b++) {
@@ -454,7 +602,7 @@ static int ring_qd1_run(int cpu_a, int cpu_b, const struct floor_buf *buf, unsig
 	return 0;
 }
 
-int floor_ring_qd1_count(int cpu_a, int cpu_b, const struct floor_buf *buf, bool virtio,
+int floor_ring_qd1_count(int cpu_a, int cpu_b, const struct floor_buf *buf, enum floor_qd1 kind,
 			 uint64_t *count, const volatile sig_atomic_t *stop)
 {
 	static struct ring_sim r;
@@ -462,7 +610,7 @@ int floor_ring_qd1_count(int cpu_a, int cpu_b, const struct floor_buf *buf, bool
 	pthread_t t;
 	int rc;
 
-	if ((rc = ring_qd1_start(&r, cpu_a, cpu_b, buf, UINT64_MAX, virtio, &t)) != 0)
+	if ((rc = ring_qd1_start(&r, cpu_a, cpu_b, buf, UINT64_MAX, kind, &t)) != 0)
 		return rc;
 	for (uint64_t i = 1;; i++) {
 		bool last = *stop != 0;
@@ -487,13 +635,19 @@ int floor_ring_qd1_count(int cpu_a, int cpu_b, const struct floor_buf *buf, bool
 int floor_ring_qd1_ns(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigned rounds,
 		      double *ns)
 {
-	return ring_qd1_run(cpu_a, cpu_b, buf, rounds, false, ns);
+	return ring_qd1_run(cpu_a, cpu_b, buf, rounds, FLOOR_QD1_BARE, ns);
 }
 
 int floor_ring_qd1_virtio_ns(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigned rounds,
 			     double *ns)
 {
-	return ring_qd1_run(cpu_a, cpu_b, buf, rounds, true, ns);
+	return ring_qd1_run(cpu_a, cpu_b, buf, rounds, FLOOR_QD1_VIRTIO, ns);
+}
+
+int floor_ring_qd1_packed_ns(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigned rounds,
+			     double *ns)
+{
+	return ring_qd1_run(cpu_a, cpu_b, buf, rounds, FLOOR_QD1_PACKED, ns);
 }
 
 /*
@@ -530,7 +684,7 @@ const char *floor_pf_name(enum floor_pf pf)
 	return (unsigned)pf < FLOOR_PF_COUNT ? names[pf] : "?";
 }
 
-/* ---- bare split ring at high queue depth ---- */
+/* ---- bare split and packed rings at high queue depth ---- */
 
 #define RQ_SIZE 1024u	       /* queue size (femu-bench's default) */
 #define RQ_GPA0 0x100000000ull /* "guest physical" address of the shared region */
@@ -541,7 +695,10 @@ const char *floor_pf_name(enum floor_pf pf)
 struct rq_shm {
 	uint8_t *base;
 	size_t len;
-	struct vring vr;
+	struct vring vr; /* split */
+	/* packed: the descriptor ring, the driver and device event areas */
+	struct vring_packed_desc *pdesc;
+	struct vring_packed_desc_event *drv_ev, *dev_ev;
 	struct virtio_blk_outhdr *hdr; /* qd headers, 16 B apart */
 	uint8_t *status;	       /* qd status bytes, 1 B apart */
 	uint8_t *data;		       /* qd 4 KiB buffers */
@@ -553,7 +710,7 @@ struct rq_req {
 	uint8_t *dst;
 	uint8_t *status; /* NULL: no status byte to write */
 	uint32_t len;
-	uint16_t head;
+	uint16_t head; /* split: the chain's head; packed: its buffer id */
 };
 
 struct rq_run {
@@ -563,6 +720,7 @@ struct rq_run {
 	enum floor_pf pf; /* the hint for a block parsed ahead */
 	bool pf_first;	  /* each copy asks for its block's lines first (floor_copy_block) */
 	unsigned pub;	  /* store the used index after this many requests (0: once per batch) */
+	bool packed; /* a packed ring (the used flags of a group's first held back as the index) */
 	int cpu, err;
 	struct rq_req q[RQ_SIZE]; /* the backend's parsed batch */
 	volatile int stop __attribute__((aligned(64)));
@@ -587,9 +745,10 @@ static uint64_t rq_gpa(const struct rq_shm *m, const void *p)
  * status bytes packed in arrays) with pre-built chains: slot s is head
  * descriptor s -> data descriptor qd + 2s -> status descriptor qd + 2s + 1.
  */
-static int rq_shm_init(struct rq_shm *m, unsigned qd)
+static int rq_shm_init(struct rq_shm *m, unsigned qd, bool packed)
 {
-	size_t ring = (vring_size(RQ_SIZE, 4096) + 4095) & ~(size_t)4095;
+	size_t ring = packed ? sizeof(*m->pdesc) * RQ_SIZE + 4096
+			     : (vring_size(RQ_SIZE, 4096) + 4095) & ~(size_t)4095;
 	size_t hdr = ((size_t)qd * sizeof(*m->hdr) + 63) & ~(size_t)63;
 	size_t st = ((size_t)qd + 63) & ~(size_t)63;
 	size_t data = (size_t)qd * BLOCK;
@@ -600,10 +759,19 @@ static int rq_shm_init(struct rq_shm *m, unsigned qd)
 	if (m->base == NULL)
 		return -ENOMEM;
 	memset(m->base, 0, m->len);
-	vring_init(&m->vr, RQ_SIZE, m->base, 4096);
 	m->hdr = (struct virtio_blk_outhdr *)(m->base + ring);
 	m->status = (uint8_t *)m->hdr + hdr;
 	m->data = m->base + ring + ((hdr + st + 4095) & ~(size_t)4095);
+	if (packed) { /* pollers: no kicks, no calls */
+		m->pdesc = (struct vring_packed_desc *)m->base;
+		m->drv_ev =
+		    (struct vring_packed_desc_event *)(m->base + sizeof(*m->pdesc) * RQ_SIZE);
+		m->dev_ev = m->drv_ev + 16; /* the next line */
+		m->drv_ev->flags = VRING_PACKED_EVENT_FLAG_DISABLE;
+		m->dev_ev->flags = VRING_PACKED_EVENT_FLAG_DISABLE;
+		return 0;
+	}
+	vring_init(&m->vr, RQ_SIZE, m->base, 4096);
 	d = m->vr.desc;
 	for (unsigned s = 0; s < qd; s++) {
 		unsigned dd = qd + 2 * s;
@@ -758,6 +926,217 @@ static void rq_fill(struct rq_run *r, uint16_t *avail_idx, uint64_t *rs)
 }
 
 /*
+ * Packed ring backend: the chain at descriptor count c (header, data,
+ * status), its header and buffers, the block it reads, as rq_parse().
+ */
+static void pq_parse(const struct rq_run *r, uint16_t c, struct rq_req *q)
+{
+	const struct vring_packed_desc *h = &r->m.pdesc[c & (RQ_SIZE - 1)],
+				       *dd = &r->m.pdesc[(c + 1) & (RQ_SIZE - 1)],
+				       *sd = &r->m.pdesc[(c + 2) & (RQ_SIZE - 1)];
+	const struct virtio_blk_outhdr *hdr;
+	uint64_t sector;
+
+	q->head = sd->id;
+	q->len = dd->len;
+	q->dst = rq_xlate(&r->m, dd->addr, dd->len);
+	q->status = rq_xlate(&r->m, sd->addr, 1);
+	q->src = NULL;
+	hdr = rq_xlate(&r->m, h->addr, sizeof(*hdr));
+	if (hdr == NULL || q->dst == NULL || hdr->type != VIRTIO_BLK_T_IN)
+		return;
+	sector = hdr->sector;
+	if (sector < r->buf->len / 512 && q->len <= r->buf->len - sector * 512)
+		q->src = r->buf->base + sector * 512;
+}
+
+/* Packed ring backend: copy, status, the used descriptor at count u but its flags (returned). */
+static uint16_t pq_serve(const struct rq_run *r, const struct rq_req *q, uint16_t u)
+{
+	struct vring_packed_desc *d = &r->m.pdesc[u & (RQ_SIZE - 1)];
+
+	if (q->src != NULL && q->len == BLOCK)
+		floor_copy_block(q->dst, q->src, r->pf_first);
+	else if (q->src != NULL)
+		memcpy(q->dst, q->src, q->len);
+	if (q->status != NULL)
+		*q->status = q->src != NULL ? VIRTIO_BLK_S_OK : VIRTIO_BLK_S_IOERR;
+	d->id = q->head;
+	d->len = q->src != NULL ? q->len + 1 : 1;
+	return pk_used_bits(u, RQ_SIZE);
+}
+
+/* Chains available at count c (3 descriptors each, at most a ring's worth). */
+static unsigned pq_available(const struct rq_run *r, uint16_t c)
+{
+	unsigned n = 0;
+
+	while (n < RQ_SIZE / 3 &&
+	       (__atomic_load_n(&r->m.pdesc[c & (RQ_SIZE - 1)].flags, __ATOMIC_ACQUIRE) &
+		(PK_AVAIL | PK_USED)) == pk_avail_bits(c, RQ_SIZE)) {
+		n++;
+		c = (uint16_t)(c + 3);
+	}
+	return n;
+}
+
+/*
+ * Packed ring backend on CPU a: as rq_backend(), taking every available
+ * chain at once; each used descriptor is written in place, the flags of
+ * each group's first (r->pub requests, or the batch) stored last, so the
+ * initiator sees the group at once as it sees a split ring's used index.
+ */
+static void *pq_backend(void *arg)
+{
+	struct rq_run *r = arg;
+	uint16_t last = 0, used = 0;
+	struct spin s = {0, 0};
+
+	r->err = floor_pin(r->cpu);
+	while (r->err == 0 && !r->stop) {
+		unsigned n = pq_available(r, last), parsed = 0;
+		uint16_t first = used, first_flags = 0;
+
+		if (n == 0) {
+			if (spin_expired(&s))
+				r->err = -ETIMEDOUT;
+			continue;
+		}
+		s = (struct spin){0, 0};
+		for (unsigned i = 0; i < n; i++) {
+			unsigned want = i + 1 + r->look < n ? i + 1 + r->look : n;
+			uint16_t flags;
+
+			for (; parsed < want; parsed++) {
+				struct rq_req *q = &r->q[parsed];
+
+				pq_parse(r, (uint16_t)(last + 3 * parsed), q);
+				if (r->look > 0 && q->src != NULL)
+					floor_pf_block(q->src, r->pf);
+			}
+			if (r->look > 0 && r->pf == FLOOR_PF_L2_SPLIT && i + r->look / 2 < parsed &&
+			    r->q[i + r->look / 2].src != NULL)
+				floor_pf_rest(r->q[i + r->look / 2].src);
+			flags = pq_serve(r, &r->q[i], used);
+			if (used == first)
+				first_flags = flags;
+			else
+				__atomic_store_n(&r->m.pdesc[used & (RQ_SIZE - 1)].flags, flags,
+						 __ATOMIC_RELEASE);
+			used = (uint16_t)(used + 3);
+			if ((r->pub != 0 && (i + 1) % r->pub == 0) || i + 1 == n) {
+				__atomic_store_n(&r->m.pdesc[first & (RQ_SIZE - 1)].flags,
+						 first_flags, __ATOMIC_RELEASE);
+				first = used;
+			}
+		}
+		last = (uint16_t)(last + 3 * n);
+	}
+	return NULL;
+}
+
+/*
+ * Packed initiator: a read of a random 4 KiB block on slot as a chain at
+ * count *avail; the head's flags of the batch's first chain (*head, *head_flags)
+ * are left to the caller, the others stored now.
+ */
+static void pq_submit(struct rq_run *r, unsigned slot, uint16_t *avail, uint16_t batch0,
+		      uint16_t *head_flags, uint64_t *rs)
+{
+	struct rq_shm *m = &r->m;
+	uint16_t c = *avail, id = (uint16_t)slot, flags;
+	struct vring_packed_desc *d = m->pdesc;
+
+	m->hdr[slot].type = VIRTIO_BLK_T_IN;
+	m->hdr[slot].ioprio = 0;
+	m->hdr[slot].sector = (rnd(rs) % (r->buf->len / BLOCK)) * (BLOCK / 512);
+	m->status[slot] = RQ_STATUS_UNSET;
+	d[(c + 1) & (RQ_SIZE - 1)] = (struct vring_packed_desc){
+	    rq_gpa(m, m->data + (size_t)slot * BLOCK), BLOCK, id,
+	    (uint16_t)(VRING_DESC_F_NEXT | VRING_DESC_F_WRITE | pk_avail_bits(c + 1, RQ_SIZE))};
+	d[(c + 2) & (RQ_SIZE - 1)] = (struct vring_packed_desc){
+	    rq_gpa(m, &m->status[slot]), 1, id,
+	    (uint16_t)(VRING_DESC_F_WRITE | pk_avail_bits(c + 2, RQ_SIZE))};
+	d[c & (RQ_SIZE - 1)].addr = rq_gpa(m, &m->hdr[slot]);
+	d[c & (RQ_SIZE - 1)].len = sizeof(m->hdr[slot]);
+	d[c & (RQ_SIZE - 1)].id = id;
+	flags = (uint16_t)(VRING_DESC_F_NEXT | pk_avail_bits(c, RQ_SIZE));
+	if (c == batch0)
+		*head_flags = flags;
+	else
+		__atomic_store_n(&d[c & (RQ_SIZE - 1)].flags, flags, __ATOMIC_RELEASE);
+	*avail = (uint16_t)(c + 3);
+}
+
+/* Packed initiator: make the batch that began at count batch0 visible. */
+static void pq_publish(struct rq_run *r, uint16_t batch0, uint16_t avail, uint16_t head_flags)
+{
+	if (avail != batch0)
+		__atomic_store_n(&r->m.pdesc[batch0 & (RQ_SIZE - 1)].flags, head_flags,
+				 __ATOMIC_RELEASE);
+}
+
+/* Packed initiator: as rq_reap(), the used descriptors read in place. */
+static int pq_reap(struct rq_run *r, uint16_t *last_used, uint16_t *avail, uint64_t *rs,
+		   uint64_t *n)
+{
+	struct rq_shm *m = &r->m;
+	struct spin s = {0, 0};
+	uint16_t batch0 = *avail, head_flags = 0;
+	const struct vring_packed_desc *d;
+
+	for (;;) {
+		d = &m->pdesc[*last_used & (RQ_SIZE - 1)];
+		if ((__atomic_load_n(&d->flags, __ATOMIC_ACQUIRE) & (PK_AVAIL | PK_USED)) ==
+		    pk_used_bits(*last_used, RQ_SIZE))
+			break;
+		int err = __atomic_load_n(&r->err, __ATOMIC_RELAXED);
+
+		if (spin_expired(&s) || err != 0)
+			return err != 0 ? err : -ETIMEDOUT;
+	}
+	do {
+		uint16_t id = d->id;
+
+		if (id >= r->qd || m->status[id] != VIRTIO_BLK_S_OK)
+			return -EIO;
+		*last_used = (uint16_t)(*last_used + 3);
+		(*n)++;
+		pq_submit(r, id, avail, batch0, &head_flags, rs);
+		d = &m->pdesc[*last_used & (RQ_SIZE - 1)];
+	} while ((__atomic_load_n(&d->flags, __ATOMIC_ACQUIRE) & (PK_AVAIL | PK_USED)) ==
+		 pk_used_bits(*last_used, RQ_SIZE));
+	pq_publish(r, batch0, *avail, head_flags);
+	return 0;
+}
+
+/* Packed initiator: post r->qd requests, one per slot. */
+static void pq_fill(struct rq_run *r, uint16_t *avail, uint64_t *rs)
+{
+	uint16_t batch0 = *avail, head_flags = 0;
+
+	for (unsigned slot = 0; slot < r->qd; slot++)
+		pq_submit(r, slot, avail, batch0, &head_flags, rs);
+	pq_publish(r, batch0, *avail, head_flags);
+}
+
+/* Either layout's reap and fill (the initiator's loops are shared). */
+static int rq_reap_any(struct rq_run *r, uint16_t *last_used, uint16_t *avail, uint64_t *rs,
+		       uint64_t *n)
+{
+	return r->packed ? pq_reap(r, last_used, avail, rs, n)
+			 : rq_reap(r, last_used, avail, rs, n);
+}
+
+static void rq_fill_any(struct rq_run *r, uint16_t *avail, uint64_t *rs)
+{
+	if (r->packed)
+		pq_fill(r, avail, rs);
+	else
+		rq_fill(r, avail, rs);
+}
+
+/*
  * Initiator on the calling CPU: keep r->qd requests in flight for ms, reap
  * and re-post; *rate: median of the per-sample completion rates (the first
  * sample is a warm-up).
@@ -771,9 +1150,9 @@ static int rq_initiate(struct rq_run *r, unsigned ms, double *rate)
 	unsigned k = 0;
 	int rc;
 
-	rq_fill(r, &avail_idx, &rs);
+	rq_fill_any(r, &avail_idx, &rs);
 	while (k < RQ_SAMPLES) {
-		if ((rc = rq_reap(r, &last_used, &avail_idx, &rs, &n)) != 0)
+		if ((rc = rq_reap_any(r, &last_used, &avail_idx, &rs, &n)) != 0)
 			return rc;
 		if (n - checked >= 256) {
 			uint64_t now = now_ns();
@@ -797,8 +1176,8 @@ static int rq_initiate_count(struct rq_run *r, uint64_t *count, const volatile s
 	uint16_t avail_idx = 0, last_used = 0;
 	int rc = 0;
 
-	rq_fill(r, &avail_idx, &rs);
-	while (!*stop && (rc = rq_reap(r, &last_used, &avail_idx, &rs, &n)) == 0)
+	rq_fill_any(r, &avail_idx, &rs);
+	while (!*stop && (rc = rq_reap_any(r, &last_used, &avail_idx, &rs, &n)) == 0)
 		__atomic_store_n(count, n, __ATOMIC_RELAXED);
 	return rc;
 }
@@ -814,11 +1193,11 @@ static int rq_run(struct rq_run *r, unsigned ms, double *rate, uint64_t *count,
 	int rc;
 
 	free(r->m.base);
-	if ((rc = rq_shm_init(&r->m, r->qd)) != 0)
+	if ((rc = rq_shm_init(&r->m, r->qd, r->packed)) != 0)
 		return rc;
 	r->stop = 0;
 	r->err = 0;
-	if ((rc = pthread_create(&t, NULL, rq_backend, r)) != 0)
+	if ((rc = pthread_create(&t, NULL, r->packed ? pq_backend : rq_backend, r)) != 0)
 		return -rc;
 	rc = count != NULL ? rq_initiate_count(r, count, stop) : rq_initiate(r, ms, rate);
 	r->stop = 1;
@@ -878,7 +1257,7 @@ static int rq_pick(struct rq_run *r, unsigned trial_ms, struct floor_ring_res *o
 
 /* A run's state for qd requests in flight, the initiator pinned to cpu_b; NULL: *rc says why. */
 static struct rq_run *rq_new(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigned qd,
-			     int *rc)
+			     bool packed, int *rc)
 {
 	struct rq_run *r;
 
@@ -895,6 +1274,7 @@ static struct rq_run *rq_new(int cpu_a, int cpu_b, const struct floor_buf *buf, 
 	r->buf = buf;
 	r->qd = qd;
 	r->cpu = cpu_a;
+	r->packed = packed;
 	return r;
 }
 
@@ -918,8 +1298,8 @@ static void rq_free(struct rq_run *r)
 	free(r);
 }
 
-int floor_ring_rate(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigned qd, unsigned ms,
-		    struct floor_ring_res *out)
+int floor_ring_rate(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigned qd, bool packed,
+		    unsigned ms, struct floor_ring_res *out)
 {
 	unsigned trial_ms = ms / 8 < 25 ? 25 : ms / 8 > 100 ? 100 : ms / 8;
 	struct rq_run *r;
@@ -927,7 +1307,7 @@ int floor_ring_rate(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigned 
 
 	if (ms < 100)
 		return -EINVAL;
-	if ((r = rq_new(cpu_a, cpu_b, buf, qd, &rc)) == NULL)
+	if ((r = rq_new(cpu_a, cpu_b, buf, qd, packed, &rc)) == NULL)
 		return rc;
 	if ((rc = rq_pick_set(r, trial_ms, out)) == 0)
 		rc = rq_run_once(r, ms, &out->rate);
@@ -935,14 +1315,14 @@ int floor_ring_rate(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigned 
 	return rc;
 }
 
-int floor_ring_count(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigned qd,
+int floor_ring_count(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigned qd, bool packed,
 		     struct floor_ring_res *picked, uint64_t *count,
 		     const volatile sig_atomic_t *stop)
 {
 	struct rq_run *r;
 	int rc;
 
-	if ((r = rq_new(cpu_a, cpu_b, buf, qd, &rc)) == NULL)
+	if ((r = rq_new(cpu_a, cpu_b, buf, qd, packed, &rc)) == NULL)
 		return rc;
 	if ((rc = rq_pick_set(r, FLOOR_RING_LOOP_TRIAL_MS, picked)) == 0)
 		rc = rq_run(r, 0, NULL, count, stop);

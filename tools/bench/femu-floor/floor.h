@@ -12,6 +12,8 @@
  *    split virtqueue request must move between the CPUs, plus the copy;
  *  - a bare split ring at high queue depth: the same with QD requests in
  *    flight, the backend taking every new avail entry at once;
+ *  - a bare packed ring at QD1 and at high queue depth: the same requests in
+ *    a packed virtqueue (virtio 1.2), each layout's own floor;
  *  - 4 KiB copy: a random 4 KiB block of that buffer copied into a small
  *    buffer, one at a time (what a QD1 read costs the backend) and
  *    overlapped with look-ahead prefetch (what bounds one core at high QD);
@@ -72,15 +74,38 @@ int floor_ring_qd1_virtio_ns(int cpu_a, int cpu_b, const struct floor_buf *buf, 
 			     double *ns);
 
 /*
- * The QD1 ring of floor_ring_qd1_ns() (virtio: of floor_ring_qd1_virtio_ns())
- * without end: stores the number of requests completed so far in *count after
- * each one (a counter an outside sampler reads, e.g. in a shared file), until
- * *stop is set (a signal handler), then returns 0 once the backend thread
- * ended, or -errno (-ETIMEDOUT: a side silent for 10 s; -EINVAL: cpu_a ==
- * cpu_b).  Stopped and continued as a process (SIGSTOP/SIGCONT), it resumes
- * where it was: tools/bench/turns alternates it with a backend under test.
+ * The same virtio-blk request in a packed virtqueue (virtio 1.2, 2.8; ns,
+ * median of batches): the initiator writes the chain's data and status
+ * descriptors and then the head's (its flags last) in the descriptor ring,
+ * reads the device event area after a full barrier (its kick decision),
+ * waits for the used descriptor in place of the head and reads its id and
+ * the status byte, and keeps the driver event (descriptor-event mode) a ring
+ * ahead as femu-bench --packed does; the backend waits for the head's flags,
+ * reads the three descriptors and the header, copies the block, writes the
+ * status byte and the used descriptor (flags last), then reads the driver
+ * event area after a full barrier (its call decision).  The packed layout's
+ * floor next to floor_ring_qd1_virtio_ns().
  */
-int floor_ring_qd1_count(int cpu_a, int cpu_b, const struct floor_buf *buf, bool virtio,
+int floor_ring_qd1_packed_ns(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigned rounds,
+			     double *ns);
+
+/* Which QD1 ring floor_ring_qd1_count() runs. */
+enum floor_qd1 {
+	FLOOR_QD1_BARE,	  /* floor_ring_qd1_ns() */
+	FLOOR_QD1_VIRTIO, /* floor_ring_qd1_virtio_ns() */
+	FLOOR_QD1_PACKED, /* floor_ring_qd1_packed_ns() */
+};
+
+/*
+ * The QD1 ring of floor_ring_qd1_ns(), floor_ring_qd1_virtio_ns() or
+ * floor_ring_qd1_packed_ns() (kind) without end: stores the number of requests completed so far in
+ * *count after each one (a counter an outside sampler reads, e.g. in a shared file), until *stop is
+ * set (a signal handler), then returns 0 once the backend thread ended, or -errno (-ETIMEDOUT: a
+ * side silent for 10 s; -EINVAL: cpu_a == cpu_b).  Stopped and continued as a process
+ * (SIGSTOP/SIGCONT), it resumes where it was: tools/bench/turns alternates it with a backend under
+ * test.
+ */
+int floor_ring_qd1_count(int cpu_a, int cpu_b, const struct floor_buf *buf, enum floor_qd1 kind,
 			 uint64_t *count, const volatile sig_atomic_t *stop);
 
 /*
@@ -104,7 +129,13 @@ int floor_ring_qd1_count(int cpu_a, int cpu_b, const struct floor_buf *buf, bool
  * (batch, 16, 8), hint (first 512 B to L1, 4 KiB to L2 at once or in two
  * halves) and copy (memcpy alone, or the block's lines asked for first) in
  * short trials (ms / 8, 25..100 ms, two
- * rounds) is then measured for ms.  No notifications (both sides poll), no model, no statistics. 0,
+ * rounds) is then measured for ms.  No notifications (both sides poll), no model, no statistics.
+ * packed: the same in a packed virtqueue of 1024 descriptors: each request a
+ * 3-descriptor chain written at the next avail position (the head's flags of
+ * each reaped batch's first chain stored last, as femu-bench --packed
+ * publishes), the backend finding the available chains by their head flags,
+ * writing each used descriptor in place with the flags of each publish
+ * group's first stored last (the packed ring's used index).  0,
  * -EINVAL (same CPUs, qd not 1..FLOOR_RING_MAX_QD, ms < 100), -ETIMEDOUT (a partner silent for 10
  * s) or another -errno.
  */
@@ -129,14 +160,14 @@ struct floor_ring_res {
 	enum floor_pf pf; /* how a block parsed ahead was hinted */
 	bool pf_first;	  /* each copy first asks for its block's 64 lines into L2 */
 };
-int floor_ring_rate(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigned qd, unsigned ms,
-		    struct floor_ring_res *out);
+int floor_ring_rate(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigned qd, bool packed,
+		    unsigned ms, struct floor_ring_res *out);
 
 /* Each trial of floor_ring_count()'s pick, ms (144 trials: about 4 s). */
 #define FLOOR_RING_LOOP_TRIAL_MS 25u
 
 /*
- * floor_ring_rate()'s split ring at queue depth qd without end: the
+ * floor_ring_rate()'s split (or packed) ring at queue depth qd without end: the
  * backend's variant picked in short trials (FLOOR_RING_LOOP_TRIAL_MS each,
  * what it picked in *picked; rate left 0), then the initiator on the calling
  * thread (pinned to cpu_b) stores the number of requests completed so far in
@@ -146,7 +177,7 @@ int floor_ring_rate(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigned 
  * 0, -EINVAL (same CPUs, qd not 1..FLOOR_RING_MAX_QD), -ETIMEDOUT (a side
  * silent for 10 s), -EIO (a wrong completion) or another -errno.
  */
-int floor_ring_count(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigned qd,
+int floor_ring_count(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigned qd, bool packed,
 		     struct floor_ring_res *picked, uint64_t *count,
 		     const volatile sig_atomic_t *stop);
 

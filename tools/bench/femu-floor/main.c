@@ -32,8 +32,12 @@ struct floor_opts {
 	const char *ring_file; /* --ring-loop: the split ring at --qd without end, its count */
 	unsigned qd;	       /* --qd: the queue depth of --ring-loop */
 	int rtt;	       /* --rtt: only the cache-line round trip */
+	unsigned layouts;      /* --layout: LAYOUT_SPLIT and/or LAYOUT_PACKED ring figures */
 	int json;
 };
+
+#define LAYOUT_SPLIT 1u
+#define LAYOUT_PACKED 2u
 
 static void usage(FILE *f)
 {
@@ -45,6 +49,7 @@ static void usage(FILE *f)
 		"       femu-floor [--cpus A,B] [--size-mb N] --copy-loop FILE\n"
 		"       femu-floor [--cpus A,B] [--size-mb N] --ring-loop FILE --qd N\n"
 		"       femu-floor [--cpus A,B] --rtt [--json]\n"
+		"  (each ring figure and loop in the --layout split|packed|both given)\n"
 		"Measures the floor under any vhost-user-blk backend on CPU A serving an\n"
 		"initiator on CPU B: cache-line round trip A<->B, DRAM latency, random\n"
 		"4 KiB copies (one at a time and overlapped) out of an N MiB buffer on A,\n"
@@ -60,7 +65,11 @@ static void usage(FILE *f)
 		"  --ring-qd1     only this: the bare split-ring backend's 4 KiB QD1 figure,\n"
 		"                 and the same with virtio-blk's request layout and EVENT_IDX\n"
 		"                 (well under a second: to pair with a backend's QD1 run)\n"
-		"  --json         one JSON object\n"
+		"  --layout L     split (default), packed or both: the ring floors of a split\n"
+		"                 virtqueue, of a packed one (virtio 1.2; keys packed_ring_*),\n"
+		"                 or each in the same run; with --ring-qd1-loop or --ring-loop\n"
+		"                 split or packed: which ring runs\n"
+		"  --json         one JSON object (\"layouts\" names the layouts measured)\n"
 		"  --ring-qd1-loop FILE  only this: the bare ring at QD1 without end (until\n"
 		"                 SIGINT/SIGTERM), the count of requests completed so far in\n"
 		"                 FILE (created, 8 bytes, native order) after each one: for a\n"
@@ -104,13 +113,18 @@ static int parse_opts(int argc, char **argv, struct floor_opts *o)
 					   {"ring-loop", required_argument, NULL, 'R'},
 					   {"qd", required_argument, NULL, 'Q'},
 					   {"rtt", no_argument, NULL, 't'},
+					   {"layout", required_argument, NULL, 'y'},
 					   {"help", no_argument, NULL, 'h'},
 					   {NULL, 0, NULL, 0}};
 	unsigned long v, a, b;
 	int c;
 
-	*o = (struct floor_opts){
-	    .cpu_a = 0, .cpu_b = 1, .size_mb = 1024, .loss_ms = 1000, .ring_ms = 2000};
+	*o = (struct floor_opts){.cpu_a = 0,
+				 .cpu_b = 1,
+				 .size_mb = 1024,
+				 .loss_ms = 1000,
+				 .ring_ms = 2000,
+				 .layouts = LAYOUT_SPLIT};
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (c) {
 		case 'c': {
@@ -186,6 +200,20 @@ static int parse_opts(int argc, char **argv, struct floor_opts *o)
 		case 't':
 			o->rtt = 1;
 			break;
+		case 'y':
+			if (strcmp(optarg, "split") == 0)
+				o->layouts = LAYOUT_SPLIT;
+			else if (strcmp(optarg, "packed") == 0)
+				o->layouts = LAYOUT_PACKED;
+			else if (strcmp(optarg, "both") == 0)
+				o->layouts = LAYOUT_SPLIT | LAYOUT_PACKED;
+			else {
+				fprintf(stderr,
+					"femu-floor: --layout '%s': split, packed or both\n",
+					optarg);
+				return -1;
+			}
+			break;
 		case 'k':
 			if (parse_uint(optarg, 3600, &v) || v == 0) {
 				fprintf(stderr, "femu-floor: --copy-soak '%s': 1..3600 s\n",
@@ -226,6 +254,17 @@ static int parse_opts(int argc, char **argv, struct floor_opts *o)
 		fprintf(stderr,
 			"femu-floor: --ring-loop FILE is a mode of its own (not with "
 			"--copy-loop, --ring-qd1-loop, --ring-qd1, --copy-soak or --rtt)\n");
+		return -1;
+	}
+	if ((o->ring_file != NULL || o->loop_file != NULL) &&
+	    o->layouts == (LAYOUT_SPLIT | LAYOUT_PACKED)) {
+		fprintf(stderr,
+			"femu-floor: --layout both: a loop runs one ring (split or packed)\n");
+		return -1;
+	}
+	if (o->virtio_layout && o->layouts == LAYOUT_PACKED) {
+		fprintf(stderr, "femu-floor: --virtio-layout is the split ring's (--layout packed "
+				"has virtio-blk's layout already)\n");
 		return -1;
 	}
 	if ((o->ring_file != NULL) != (o->qd != 0)) {
@@ -277,19 +316,20 @@ static int ring_loop(const struct floor_opts *o, struct floor_buf *buf, uint64_t
 {
 	struct floor_ring_res p;
 	char pub[32] = "per batch";
-	int rc = floor_ring_count(o->cpu_a, o->cpu_b, buf, o->qd, &p, count, &g_loop_stop);
+	bool packed = o->layouts == LAYOUT_PACKED;
+	const char *name = packed ? "packed" : "split";
+	int rc = floor_ring_count(o->cpu_a, o->cpu_b, buf, o->qd, packed, &p, count, &g_loop_stop);
 
 	if (rc != 0) {
-		fprintf(stderr, "femu-floor: --ring-loop: split ring QD%u CPU %d <-> %d: %s\n",
+		fprintf(stderr, "femu-floor: --ring-loop: %s ring QD%u CPU %d <-> %d: %s\n", name,
 			o->qd, o->cpu_a, o->cpu_b, strerror(-rc));
 		return rc;
 	}
 	if (p.pub != 0)
 		snprintf(pub, sizeof(pub), "every %u requests", p.pub);
-	printf("bare split ring at QD%u (look-ahead %u, %s,%s used index %s): %" PRIu64
-	       " requests\n",
-	       o->qd, p.look, floor_pf_name(p.pf), p.pf_first ? " block asked for first," : "", pub,
-	       *count);
+	printf("bare %s ring at QD%u (look-ahead %u, %s,%s used index %s): %" PRIu64 " requests\n",
+	       name, o->qd, p.look, floor_pf_name(p.pf),
+	       p.pf_first ? " block asked for first," : "", pub, *count);
 	return 0;
 }
 
@@ -315,14 +355,17 @@ static int count_loop(const struct floor_opts *o, struct floor_buf *buf, uint64_
 			printf("random 4 KiB copies (CPU %d, %u MiB): %" PRIu64 "\n", o->cpu_a,
 			       o->size_mb, *count);
 	} else {
-		rc = floor_ring_qd1_count(o->cpu_a, o->cpu_b, buf, o->virtio_layout, count,
-					  &g_loop_stop);
+		enum floor_qd1 kind = o->layouts == LAYOUT_PACKED ? FLOOR_QD1_PACKED
+				      : o->virtio_layout	  ? FLOOR_QD1_VIRTIO
+								  : FLOOR_QD1_BARE;
+		static const char *const names[] = {"bare", "virtio-layout", "packed"};
+
+		rc = floor_ring_qd1_count(o->cpu_a, o->cpu_b, buf, kind, count, &g_loop_stop);
 		if (rc != 0)
 			fprintf(stderr, "femu-floor: ring CPU %d <-> %d: %s\n", o->cpu_a, o->cpu_b,
 				strerror(-rc));
 		else
-			printf("%s ring at QD1: %" PRIu64 " requests\n",
-			       o->virtio_layout ? "virtio-layout" : "bare", *count);
+			printf("%s ring at QD1: %" PRIu64 " requests\n", names[kind], *count);
 	}
 	munmap(count, 4096);
 	floor_buf_fini(buf);
@@ -349,41 +392,77 @@ static int copy_soak(const struct floor_opts *o, struct floor_buf *buf)
 	return 0;
 }
 
-/* Both QD1 ring figures (bare, virtio layout), ns; 0 or 1 after printing what failed. */
+/*
+ * The QD1 ring figures of --layout, ns: split (bare, virtio layout), packed;
+ * 0 or 1 after printing what failed.
+ */
 static int ring_qd1_both(const struct floor_opts *o, struct floor_buf *buf, double *bare,
-			 double *virtio)
+			 double *virtio, double *packed)
 {
-	int rc = floor_ring_qd1_ns(o->cpu_a, o->cpu_b, buf, 200000, bare);
+	const char *what = "bare split";
+	int rc = 0;
 
-	if (rc == 0)
+	if (o->layouts & LAYOUT_SPLIT)
+		rc = floor_ring_qd1_ns(o->cpu_a, o->cpu_b, buf, 200000, bare);
+	if (rc == 0 && (o->layouts & LAYOUT_SPLIT)) {
+		what = "virtio-layout split";
 		rc = floor_ring_qd1_virtio_ns(o->cpu_a, o->cpu_b, buf, 200000, virtio);
+	}
+	if (rc == 0 && (o->layouts & LAYOUT_PACKED)) {
+		what = "packed";
+		rc = floor_ring_qd1_packed_ns(o->cpu_a, o->cpu_b, buf, 200000, packed);
+	}
 	if (rc != 0) {
-		fprintf(stderr, "femu-floor: ring CPU %d <-> %d: %s\n", o->cpu_a, o->cpu_b,
-			strerror(-rc));
+		fprintf(stderr, "femu-floor: %s ring at QD1, CPU %d <-> %d: %s\n", what, o->cpu_a,
+			o->cpu_b, strerror(-rc));
 		return 1;
 	}
 	return 0;
 }
 
-/* --ring-qd1: the split ring's QD1 time and rate only, bare and with virtio's layout. */
+/* "layouts": [...] of the JSON output. */
+static void json_layouts(const struct floor_opts *o)
+{
+	printf("\"layouts\": [%s%s%s]", (o->layouts & LAYOUT_SPLIT) ? "\"split\"" : "",
+	       o->layouts == (LAYOUT_SPLIT | LAYOUT_PACKED) ? ", " : "",
+	       (o->layouts & LAYOUT_PACKED) ? "\"packed\"" : "");
+}
+
+/* --ring-qd1: the QD1 ring figures only: split (bare and virtio's layout), packed. */
 static int ring_qd1_only(const struct floor_opts *o, struct floor_buf *buf)
 {
-	double ns = 0, vns = 0;
-	int rc = ring_qd1_both(o, buf, &ns, &vns);
+	double ns = 0, vns = 0, pns = 0;
+	int rc = ring_qd1_both(o, buf, &ns, &vns, &pns);
+	bool split = o->layouts & LAYOUT_SPLIT, packed = o->layouts & LAYOUT_PACKED;
 
 	floor_buf_fini(buf);
 	if (rc != 0)
 		return 1;
-	if (o->json)
-		printf("{\"cpus\": [%d, %d], \"size_mb\": %u, \"ring_qd1_4k_ns\": %.1f, "
-		       "\"ring_qd1_4k_max_iops\": %.0f, \"ring_qd1_virtio_4k_ns\": %.1f, "
-		       "\"ring_qd1_virtio_4k_max_iops\": %.0f}\n",
-		       o->cpu_a, o->cpu_b, o->size_mb, ns, 1e9 / ns, vns, 1e9 / vns);
-	else
+	if (o->json) {
+		printf("{\"cpus\": [%d, %d], \"size_mb\": %u, ", o->cpu_a, o->cpu_b, o->size_mb);
+		json_layouts(o);
+		if (split)
+			printf(", \"ring_qd1_4k_ns\": %.1f, \"ring_qd1_4k_max_iops\": %.0f, "
+			       "\"ring_qd1_virtio_4k_ns\": %.1f, \"ring_qd1_virtio_4k_max_iops\": "
+			       "%.0f",
+			       ns, 1e9 / ns, vns, 1e9 / vns);
+		if (packed)
+			printf(", \"packed_ring_qd1_4k_ns\": %.1f, "
+			       "\"packed_ring_qd1_4k_max_iops\": %.0f",
+			       pns, 1e9 / pns);
+		printf("}\n");
+		return 0;
+	}
+	if (split)
 		printf("bare split-ring backend (CPU %d, initiator CPU %d, %u MiB), 4 KiB read "
 		       "QD1: %.1f ns = at most %.0f IOPS; with virtio-blk's layout and EVENT_IDX: "
 		       "%.1f ns = at most %.0f IOPS\n",
 		       o->cpu_a, o->cpu_b, o->size_mb, ns, 1e9 / ns, vns, 1e9 / vns);
+	if (packed)
+		printf("bare packed-ring backend (CPU %d, initiator CPU %d, %u MiB), 4 KiB read "
+		       "QD1 with virtio-blk's layout and descriptor events: %.1f ns = at most %.0f "
+		       "IOPS\n",
+		       o->cpu_a, o->cpu_b, o->size_mb, pns, 1e9 / pns);
 	return 0;
 }
 
@@ -413,8 +492,9 @@ static const unsigned ring_qds[] = {32, 128};
 #define NRING (sizeof(ring_qds) / sizeof(ring_qds[0]))
 
 struct floor_figs {
-	double rtt, dram, copy, copy_memcpy, copy_first, rate, qd1, ring, ring_virtio;
-	struct floor_ring_res ringq[NRING];
+	double rtt, dram, copy, copy_memcpy, copy_first, rate, qd1, ring, ring_virtio, ring_packed;
+	struct floor_ring_res ringq[NRING];  /* split */
+	struct floor_ring_res pringq[NRING]; /* packed */
 	struct floor_copy_res copy_res;
 	struct floor_loss la, lb;
 };
@@ -429,17 +509,22 @@ static int measure(const struct floor_opts *o, struct floor_buf *buf, struct flo
 			strerror(-rc));
 		return 1;
 	}
-	if (ring_qd1_both(o, buf, &f->ring, &f->ring_virtio) != 0)
+	if (ring_qd1_both(o, buf, &f->ring, &f->ring_virtio, &f->ring_packed) != 0)
 		return 1;
-	for (unsigned i = 0; i < NRING; i++) {
-		rc =
-		    floor_ring_rate(o->cpu_a, o->cpu_b, buf, ring_qds[i], o->ring_ms, &f->ringq[i]);
-		if (rc != 0) {
-			fprintf(stderr, "femu-floor: split ring QD%u CPU %d <-> %d: %s\n",
-				ring_qds[i], o->cpu_a, o->cpu_b, strerror(-rc));
-			return 1;
+	/* each depth's layouts next to each other: a machine that changes speed hits both */
+	for (unsigned i = 0; i < NRING; i++)
+		for (unsigned packed = 0; packed < 2; packed++) {
+			if (!(o->layouts & (packed ? LAYOUT_PACKED : LAYOUT_SPLIT)))
+				continue;
+			rc = floor_ring_rate(o->cpu_a, o->cpu_b, buf, ring_qds[i], packed,
+					     o->ring_ms, packed ? &f->pringq[i] : &f->ringq[i]);
+			if (rc != 0) {
+				fprintf(stderr, "femu-floor: %s ring QD%u CPU %d <-> %d: %s\n",
+					packed ? "packed" : "split", ring_qds[i], o->cpu_a,
+					o->cpu_b, strerror(-rc));
+				return 1;
+			}
 		}
-	}
 	floor_pin(o->cpu_a);
 	f->copy_memcpy = floor_copy4k_ns(buf, 200000, false);
 	f->copy_first = floor_copy4k_ns(buf, 200000, true);
@@ -454,6 +539,18 @@ static int measure(const struct floor_opts *o, struct floor_buf *buf, struct flo
 	return 0;
 }
 
+/* The high-QD ring keys of one layout (prefix "" split, "packed_" packed). */
+static void json_ring_depths(const char *pre, const struct floor_ring_res *q)
+{
+	for (unsigned i = 0; i < NRING; i++)
+		printf("\"%sring_qd%u_4k_per_s\": %.0f, \"%sring_qd%u_look\": %u, "
+		       "\"%sring_qd%u_publish_every\": %u, \"%sring_qd%u_hint\": \"%s\", "
+		       "\"%sring_qd%u_block_first\": %s, ",
+		       pre, ring_qds[i], q[i].rate, pre, ring_qds[i], q[i].look, pre, ring_qds[i],
+		       q[i].pub, pre, ring_qds[i], floor_pf_name(q[i].pf), pre, ring_qds[i],
+		       q[i].pf_first ? "true" : "false");
+}
+
 static void print_json(const struct floor_opts *o, const struct floor_figs *f)
 {
 	printf("{\"cpus\": [%d, %d], \"size_mb\": %u, \"rtt_ns\": %.1f, \"dram_ns\": %.1f, "
@@ -461,25 +558,45 @@ static void print_json(const struct floor_opts *o, const struct floor_figs *f)
 	       "\"copy4k_top_trial_per_s\": %.0f, \"copy4k_look\": %u, \"copy4k_hint\": \"%s\", "
 	       "\"copy4k_block_first\": %s, "
 	       "\"qd1_4k_floor_ns\": %.1f, "
-	       "\"qd1_4k_max_iops\": %.0f, \"ring_qd1_4k_ns\": %.1f, "
-	       "\"ring_qd1_4k_max_iops\": %.0f, \"ring_qd1_virtio_4k_ns\": %.1f, "
-	       "\"ring_qd1_virtio_4k_max_iops\": %.0f, ",
+	       "\"qd1_4k_max_iops\": %.0f, ",
 	       o->cpu_a, o->cpu_b, o->size_mb, f->rtt, f->dram, f->copy, f->copy_memcpy, f->rate,
 	       f->copy_res.top_trial, f->copy_res.look, floor_pf_name(f->copy_res.pf),
-	       f->copy_res.pf_first ? "true" : "false", f->qd1, 1e9 / f->qd1, f->ring,
-	       1e9 / f->ring, f->ring_virtio, 1e9 / f->ring_virtio);
-	for (unsigned i = 0; i < NRING; i++)
-		printf("\"ring_qd%u_4k_per_s\": %.0f, \"ring_qd%u_look\": %u, "
-		       "\"ring_qd%u_publish_every\": %u, \"ring_qd%u_hint\": \"%s\", "
-		       "\"ring_qd%u_block_first\": %s, ",
-		       ring_qds[i], f->ringq[i].rate, ring_qds[i], f->ringq[i].look, ring_qds[i],
-		       f->ringq[i].pub, ring_qds[i], floor_pf_name(f->ringq[i].pf), ring_qds[i],
-		       f->ringq[i].pf_first ? "true" : "false");
+	       f->copy_res.pf_first ? "true" : "false", f->qd1, 1e9 / f->qd1);
+	json_layouts(o);
+	printf(", ");
+	if (o->layouts & LAYOUT_SPLIT) {
+		printf("\"ring_qd1_4k_ns\": %.1f, "
+		       "\"ring_qd1_4k_max_iops\": %.0f, \"ring_qd1_virtio_4k_ns\": %.1f, "
+		       "\"ring_qd1_virtio_4k_max_iops\": %.0f, ",
+		       f->ring, 1e9 / f->ring, f->ring_virtio, 1e9 / f->ring_virtio);
+		json_ring_depths("", f->ringq);
+	}
+	if (o->layouts & LAYOUT_PACKED) {
+		printf("\"packed_ring_qd1_4k_ns\": %.1f, \"packed_ring_qd1_4k_max_iops\": %.0f, ",
+		       f->ring_packed, 1e9 / f->ring_packed);
+		json_ring_depths("packed_", f->pringq);
+	}
 	printf("\"ring_ms\": %u, \"cpu_lost_pct\": [%.2f, %.2f], "
 	       "\"gaps_per_s\": [%.0f, %.0f], \"gaps10_per_s\": [%.0f, %.0f], "
 	       "\"max_gap_us\": [%.1f, %.1f]}\n",
 	       o->ring_ms, f->la.lost_pct, f->lb.lost_pct, f->la.gaps_per_s, f->lb.gaps_per_s,
 	       f->la.gaps10_per_s, f->lb.gaps10_per_s, f->la.max_gap_us, f->lb.max_gap_us);
+}
+
+/* The high-QD ring lines of one layout. */
+static void text_ring_depths(const char *name, const struct floor_ring_res *q, double copy_rate)
+{
+	for (unsigned i = 0; i < NRING; i++) {
+		char pub[32] = "per batch";
+
+		if (q[i].pub != 0)
+			snprintf(pub, sizeof(pub), "every %u requests", q[i].pub);
+		printf("  bare %s-ring backend, 4 KiB random read QD%u (look-ahead %u, %s,%s used "
+		       "index %s): %.2f M/s = %.0f%% of the overlapped copy rate\n",
+		       name, ring_qds[i], q[i].look, floor_pf_name(q[i].pf),
+		       q[i].pf_first ? " block asked for first," : "", pub, q[i].rate / 1e6,
+		       100.0 * q[i].rate / copy_rate);
+	}
 }
 
 static void print_text(const struct floor_opts *o, const struct floor_figs *f)
@@ -497,24 +614,22 @@ static void print_text(const struct floor_opts *o, const struct floor_figs *f)
 	       f->copy_res.pf_first ? ", block asked for first" : "", f->copy_res.top_trial / 1e6);
 	printf("  => 4 KiB read QD1 floor (round trip + copy) %.1f ns = at most %.0f IOPS\n",
 	       f->qd1, 1e9 / f->qd1);
-	printf("  bare split-ring backend, 4 KiB read QD1 (rings, header, copy, status only) "
-	       "%.1f ns = at most %.0f IOPS\n",
-	       f->ring, 1e9 / f->ring);
-	printf("  the same with virtio-blk's layout (3 descriptors, header and status in two\n"
-	       "  lines, data into the initiator's buffer, EVENT_IDX fields) %.1f ns = at most "
-	       "%.0f IOPS\n",
-	       f->ring_virtio, 1e9 / f->ring_virtio);
-	for (unsigned i = 0; i < NRING; i++) {
-		char pub[32] = "per batch";
-
-		if (f->ringq[i].pub != 0)
-			snprintf(pub, sizeof(pub), "every %u requests", f->ringq[i].pub);
+	if (o->layouts & LAYOUT_SPLIT) {
+		printf("  bare split-ring backend, 4 KiB read QD1 (rings, header, copy, status "
+		       "only) %.1f ns = at most %.0f IOPS\n",
+		       f->ring, 1e9 / f->ring);
 		printf(
-		    "  bare split-ring backend, 4 KiB random read QD%u (look-ahead %u, %s,%s used "
-		    "index %s): %.2f M/s = %.0f%% of the overlapped copy rate\n",
-		    ring_qds[i], f->ringq[i].look, floor_pf_name(f->ringq[i].pf),
-		    f->ringq[i].pf_first ? " block asked for first," : "", pub,
-		    f->ringq[i].rate / 1e6, 100.0 * f->ringq[i].rate / f->rate);
+		    "  the same with virtio-blk's layout (3 descriptors, header and status in "
+		    "two\n  lines, data into the initiator's buffer, EVENT_IDX fields) %.1f ns = "
+		    "at most %.0f IOPS\n",
+		    f->ring_virtio, 1e9 / f->ring_virtio);
+		text_ring_depths("split", f->ringq, f->rate);
+	}
+	if (o->layouts & LAYOUT_PACKED) {
+		printf("  bare packed-ring backend, 4 KiB read QD1 with virtio-blk's layout and "
+		       "descriptor events %.1f ns = at most %.0f IOPS\n",
+		       f->ring_packed, 1e9 / f->ring_packed);
+		text_ring_depths("packed", f->pringq, f->rate);
 	}
 	printf("  CPU time lost (gaps > 1 us): CPU %d %.2f%% (%.0f/s, %.0f/s > 10 us, max %.0f "
 	       "us), CPU %d %.2f%% (%.0f/s, %.0f/s > 10 us, max %.0f us)\n",

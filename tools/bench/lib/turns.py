@@ -18,6 +18,11 @@ separate runs are.  Before each turn, with every side stopped, femu-floor --rtt 
 cache-line round trip between the two CPUs (a few ms): the placement the turn ran in.  The
 ratios at QD1 follow it (on one machine: ~130 ns round trips gave femud ~95% of the bare ring,
 ~700 ns ones ~85%), so the summary also splits the turns by it.
+
+With layouts ("split", "packed") a second femud of the same build serves femu-bench --packed
+(side "packed") next to the split one (side "femud"), and femu-floor's packed ring is a floor
+side of its own (femu-floor --layout packed: "pbare" at QD1, "pring" at higher depth), so
+packed/split and each layout against its own floor come from the same turns.
 """
 import json
 import mmap
@@ -33,7 +38,12 @@ from benchlib import start_femud, stop_proc
 
 # the floor goals: femud's 4 KiB QD1 >= 90% of the bare ring's, QD32/QD128 >= 85% of the copy rate
 GOALS = {"bare": 0.90, "copy": 0.85}
-FLOOR_SIDES = ("bare", "copy", "virtio", "ring")
+FLOOR_SIDES = ("bare", "copy", "virtio", "ring", "pbare", "pring")
+# the femu-bench sides: split rings (femud), a second build (b), packed rings (packed)
+BENCH_SIDES = ("femud", "b", "packed")
+# each floor side's layout: femud's split rings are judged against the split ones, the
+# packed side against the packed ones (and both against the copy rate)
+PACKED_FLOORS = ("pbare", "pring")
 
 
 @dataclass
@@ -57,6 +67,7 @@ class TurnCfg:
     settle_s: float = 0.05
     rtt_exe: str = None  # femu-floor for the round trip before each turn; None: not taken
     ring_side: bool = True  # above QD1: femu-floor's split ring at cfg.qd as a side too
+    layouts: tuple = ("split",)  # with "packed": femu-bench --packed on its own femud too
 
 
 class Side:
@@ -107,15 +118,16 @@ class Side:
         return (c1 - c0) / (t1 - t0)
 
 
-def _femud_side(cfg, tmp, name, femud, femu_bench):
-    """femud and a femu-bench run on it (its --time far beyond the turns, ended by SIGINT)."""
+def _femud_side(cfg, tmp, name, femud, femu_bench, extra=()):
+    """femud and a femu-bench run on it (its --time far beyond the turns, ended by SIGINT);
+    extra: more femu-bench options (--packed)."""
     proc, sock, _ = start_femud(femud, tmp, cfg.target_cpu, cfg.size_mb, cfg.femud_args,
                                 tag=name)
     count = os.path.join(tmp, f"{name}.count")
     fb = subprocess.Popen(["taskset", "-c", str(cfg.bench_cpu), femu_bench, "-q", "-s", sock,
                            "--json", "--cpus", str(cfg.bench_cpu), "--rw", cfg.rw, "--bs",
                            str(cfg.bs), "--qd", str(cfg.qd), "--time", "86400", "--timeout",
-                           "5000", "--progress", count],
+                           "5000", "--progress", count, *extra],
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                           start_new_session=True)
     return Side(name, [proc, fb], count)
@@ -137,15 +149,27 @@ def start_sides(cfg, tmp, sides):
     if cfg.b_femud:
         starts.append(("b", lambda: _femud_side(cfg, tmp, "b", cfg.b_femud,
                                                 cfg.b_femu_bench or cfg.femu_bench)))
+    packed = "packed" in cfg.layouts
+    split = "split" in cfg.layouts
+    if packed:
+        starts.append(("packed", lambda: _femud_side(cfg, tmp, "packed", cfg.femud,
+                                                     cfg.femu_bench, ("--packed",))))
     if cfg.femu_floor and cfg.qd == 1:
-        starts.append(("bare", lambda: _floor_side(cfg, tmp, "bare", ["--ring-qd1-loop"])))
-        starts.append(("virtio", lambda: _floor_side(cfg, tmp, "virtio",
-                                                     ["--ring-qd1-loop", "--virtio-layout"])))
+        if split:
+            starts.append(("bare", lambda: _floor_side(cfg, tmp, "bare", ["--ring-qd1-loop"])))
+            starts.append(("virtio", lambda: _floor_side(cfg, tmp, "virtio",
+                                                         ["--ring-qd1-loop", "--virtio-layout"])))
+        if packed:
+            starts.append(("pbare", lambda: _floor_side(
+                cfg, tmp, "pbare", ["--ring-qd1-loop", "--layout", "packed"])))
     elif cfg.femu_floor:
         starts.append(("copy", lambda: _floor_side(cfg, tmp, "copy", ["--copy-loop"])))
-        if cfg.ring_side:
+        if cfg.ring_side and split:
             starts.append(("ring", lambda: _floor_side(cfg, tmp, "ring",
                                                        ["--ring-loop", "--qd", str(cfg.qd)])))
+        if cfg.ring_side and packed:
+            starts.append(("pring", lambda: _floor_side(
+                cfg, tmp, "pring", ["--ring-loop", "--qd", str(cfg.qd), "--layout", "packed"])))
     for name, start in starts:
         sides[name] = start()
         if not sides[name].wait_started(120):
@@ -165,7 +189,7 @@ def stop_sides(sides):
             p = sides[name].procs[0]
             stop_proc(p, signal.SIGTERM)
             outs[name] = (p.returncode, p.stdout.read(), p.stderr.read())
-    for name in ("femud", "b"):
+    for name in BENCH_SIDES:
         if name in sides:
             femud, fb = sides[name].procs
             stop_proc(fb, signal.SIGINT)
@@ -189,7 +213,8 @@ def turn_rtt(cfg):
 def run_turns(cfg, sides):
     """The turns: per measured turn {side: rate}, and the round trip taken before each
     (ns; None where not taken).  Raises RuntimeError when a side exits."""
-    names = [n for n in ("bare", "copy", "femud", "b", "virtio", "ring") if n in sides]
+    names = [n for n in ("bare", "pbare", "copy", "femud", "b", "packed", "virtio", "ring",
+                         "pring") if n in sides]
     swapped = [{"femud": "b", "b": "femud"}.get(n, n) for n in names] if "b" in sides else names
     turns, rtts = [], []
     for k in range(cfg.warmup + cfg.turns):
@@ -221,7 +246,7 @@ def measure(cfg, tmp):
         err = str(e)
     finally:
         outs = stop_sides(sides)
-    for name in ("femud", "b"):
+    for name in BENCH_SIDES:
         rc, _, fb_err = outs.get(f"{name}-bench", (0, "", ""))
         if rc != 0 and err is None:
             err = f"{name}'s femu-bench failed ({rc}): {fb_err[-600:]}"
@@ -247,20 +272,36 @@ def ratio_summary(turns, num, den):
     return out
 
 
+def _judged_against(who, fl):
+    """A femu-bench side is judged against its own layout's rings, and every side against
+    the copy rate."""
+    return fl == "copy" or (fl in PACKED_FLOORS) == (who == "packed")
+
+
 def ratios(turns):
-    """The per-turn ratios of femud (and B) to each floor side, B/femud, and the split
-    ring's share of the copy rate (ring_over_copy: how much of it the ring leaves)."""
+    """The per-turn ratios of femud (and B, and packed) to each floor side of its layout,
+    B/femud, packed/femud (packed rings over split ones), the split ring's share of the
+    copy rate (ring_over_copy: how much of it the ring leaves) and the packed ring's
+    (pring_over_copy), and the packed floors over the split ones."""
     out = {}
-    for who in ("femud", "b"):
+    for who in BENCH_SIDES:
         if who not in turns[0]:
             continue
         for fl in FLOOR_SIDES:
-            if fl in turns[0]:
+            if fl in turns[0] and _judged_against(who, fl):
                 out[f"{who}_over_{fl}"] = ratio_summary(turns, who, fl)
     if "b" in turns[0]:
         out["b_over_femud"] = ratio_summary(turns, "b", "femud")
+    if "packed" in turns[0] and "femud" in turns[0]:
+        out["packed_over_femud"] = ratio_summary(turns, "packed", "femud")
     if "ring" in turns[0] and "copy" in turns[0]:
         out["ring_over_copy"] = ratio_summary(turns, "ring", "copy")
+    if "pring" in turns[0] and "copy" in turns[0]:
+        out["pring_over_copy"] = ratio_summary(turns, "pring", "copy")
+    if "pring" in turns[0] and "ring" in turns[0]:
+        out["pring_over_ring"] = ratio_summary(turns, "pring", "ring")
+    if "pbare" in turns[0] and "virtio" in turns[0]:
+        out["pbare_over_virtio"] = ratio_summary(turns, "pbare", "virtio")
     return out
 
 
