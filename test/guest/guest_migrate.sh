@@ -30,7 +30,10 @@
 # --femud-kill: both media on mem_path files, QEMUs reconnecting; one more
 # migration during which femud is SIGKILLed (once some RAM was sent) and
 # started again on the same sockets and media: the migration completes or
-# fails with the source running, and the guest's rounds go on verified.
+# fails with the source running, and the guest's rounds go on verified.  A
+# destination QEMU (7.2, 10.0) that reconnects only after the switch-over
+# leaves its vhost device stopped: the test then does what a user would,
+# QMP stop + cont, and says so.  GM_KEEP=DIR keeps the logs.
 # --backend qsd runs the same migrations against qemu-storage-daemon (two
 # raw images, two exports of each: QEMUs alternate between them) to compare
 # downtimes; it skips the BlackBox and the femud checks.  GM_MIGRATIONS=10
@@ -65,6 +68,8 @@ gm_cleanup() {
 	sleep 1
 	for p in "${!QPIDS[@]}"; do kill -KILL $(qemu_pid "$p") 2>/dev/null; done
 	[ -n "$QSD_PID" ] && kill "$QSD_PID" 2>/dev/null
+	# GM_KEEP=DIR keeps the QEMUs' output and femud's logs for a post-mortem
+	[ -n "${GM_KEEP:-}" ] && mkdir -p "$GM_KEEP" && cp "$T"/err* "$T"/out* "$T"/prog* "$T"/*.log "$GM_KEEP"/ 2>/dev/null
 	cleanup
 	[ -n "${MEDIA:-}" ] && rm -f "$MEDIA.nossd" "$MEDIA.bb"
 }
@@ -250,6 +255,16 @@ if [ -n "$GM_FEMUD_KILL" ] && [ "$BACKEND" = femud ]; then
 		wait "${QPIDS[cur]}" 2>/dev/null
 		cur=$k
 		n=0
+		# a destination that reconnects only after the switch-over does not
+		# start its vhost device again by itself: stop + cont restarts it
+		for _ in $(seq 1 100); do
+			[ "$(grep -c "queue 0: started" "$FEMUD_LOG")" -ge "${#DEVS[@]}" ] && break
+			sleep 0.1
+		done
+		if [ "$(grep -c "queue 0: started" "$FEMUD_LOG")" -lt "${#DEVS[@]}" ]; then
+			echo "destination $k reconnected without starting its queues: stop + cont"
+			qmp "$T/qmp$k" stop && qmp "$T/qmp$k" cont || fail "stop + cont on QEMU $k"
+		fi
 	else
 		qmp "$T/qmp$cur" wait-status running 30 || fail "the source did not keep running"
 		kill -TERM "${QPIDS[k]}" 2>/dev/null
