@@ -93,9 +93,13 @@ struct pmd_conn {
 	uint32_t inflight_qsize; /* entries per queue of the inflight region (SET_INFLIGHT_FD) */
 	uint64_t inflight_size;	 /* its bytes (mmap_size) */
 	size_t inflight_page;	 /* the page size rte_vhost maps its file in */
-	bool superseded;	 /* a newer connection took over its rings: no queue starts again */
-	int sock_fd;		 /* its accepted socket (from the connect hook), -1: unknown */
-	uint64_t claimed;	 /* queues it drives: started, and not given back (queue_claim) */
+	bool inflight_made;	 /* made_dev/made_ino: the file GET_INFLIGHT_FD made on c */
+	bool inflight_new;	 /* the mapped region is that file: no earlier backend used it */
+	dev_t inflight_made_dev;
+	ino_t inflight_made_ino;
+	bool superseded;  /* a newer connection took over its rings: no queue starts again */
+	int sock_fd;	  /* its accepted socket (from the connect hook), -1: unknown */
+	uint64_t claimed; /* queues it drives: started, and not given back (queue_claim) */
 	uint64_t waiting; /* queues enabled while another connection drove them (queue_claim) */
 	struct pmd_vq *vq[PMD_MAX_QUEUES];
 	struct pmd_ring_id ring[PMD_MAX_QUEUES]; /* avail ring of each running queue */
@@ -185,6 +189,18 @@ static void queue_stop_all(struct pmd_conn *c, uint64_t *stopped)
 }
 
 /*
+ * Set the used position of a packed queue's inflight area to pos (bit 15:
+ * wrap counter): rte_vhost moves it by each completion from where it stands.
+ */
+static void inflight_packed_at(struct rte_vhost_inflight_info_packed *in, uint16_t pos)
+{
+	in->used_idx = pos & 0x7fff;
+	in->old_used_idx = in->used_idx;
+	in->used_wrap_counter = (uint8_t)(pos >> 15);
+	in->old_used_wrap_counter = in->used_wrap_counter;
+}
+
+/*
  * Inflight tracking: on when the frontend shared an inflight region for this
  * vring.  After a reconnect rte_vhost lists the requests the previous
  * backend took but never completed (newest first); they are handed to the
@@ -212,9 +228,16 @@ static bool queue_setup_inflight(struct pmd_conn *c, uint16_t qid, struct pmd_vq
 	if (s->packed) {
 		uint16_t la, lu;
 
-		/* packed: the region knows where the previous backend's used position stood */
 		s->inflight_packed = ri.inflight_packed;
-		if (rte_vhost_get_vring_base_from_inflight(c->vid, qid, &la, &lu) == 0) {
+		if (c->inflight_new) {
+			/*
+			 * A region made on this connection (a first start, or a
+			 * migration destination): the vring base is the ring's
+			 * position; the region's used position counts from it.
+			 */
+			inflight_packed_at(ri.inflight_packed, s->last_used);
+		} else if (rte_vhost_get_vring_base_from_inflight(c->vid, qid, &la, &lu) == 0) {
+			/* the region knows where the previous backend's used position stood */
 			s->last_avail = la;
 			s->last_used = lu;
 		}
@@ -822,6 +845,23 @@ static enum rte_vhost_msg_result mem_msg_check(struct pmd_conn *c, void *ctx)
 }
 
 /*
+ * GET_INFLIGHT_FD answered: remember the file rte_vhost made, so that
+ * SET_INFLIGHT_FD can tell a new region (positions from the vring base)
+ * from one an earlier backend used (positions from the region).
+ */
+static void inflight_made(struct pmd_conn *c, void *ctx)
+{
+	int fds[VHU_MAX_FDS];
+	struct stat st;
+
+	c->inflight_made = pmd_vhu_fds(ctx, fds) > 0 && fstat(fds[0], &st) == 0;
+	if (c->inflight_made) {
+		c->inflight_made_dev = st.st_dev;
+		c->inflight_made_ino = st.st_ino;
+	}
+}
+
+/*
  * GET/SET_INFLIGHT_FD before rte_vhost allocates or maps the region: sizes
  * the device can have, and for SET a file that backs every queue's area
  * (rte_vhost writes into them at once, and reads them at SET_VRING_KICK).
@@ -841,6 +881,11 @@ static enum rte_vhost_msg_result inflight_msg_check(struct pmd_conn *c, void *ct
 	if (why != NULL)
 		return msg_refuse(c, msg, why);
 	if (msg->request == VHU_SET_INFLIGHT_FD) {
+		struct stat st;
+
+		c->inflight_new = c->inflight_made && n > 0 && fstat(fds[0], &st) == 0 &&
+				  st.st_dev == c->inflight_made_dev &&
+				  st.st_ino == c->inflight_made_ino;
 		c->inflight_qsize = msg->payload.inflight.queue_size;
 		c->inflight_size = msg->payload.inflight.mmap_size;
 		c->inflight_page = map_page_of(n > 0 ? fds[0] : -1);
@@ -1027,6 +1072,8 @@ static enum rte_vhost_msg_result post_msg_run(int vid, void *arg)
 		r = mem_check(c, msg);
 	if (msg->request == VHU_SET_INFLIGHT_FD)
 		inflight_watch(c);
+	if (msg->request == VHU_GET_INFLIGHT_FD)
+		inflight_made(c, arg);
 	if (msg->request == VHU_SET_LOG_BASE)
 		log_watch(c);
 	if (msg_changes_mem(msg->request) || msg->request == VHU_GET_INFLIGHT_FD ||

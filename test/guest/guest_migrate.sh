@@ -19,8 +19,24 @@
 # then stops on a word from the host and reports every round verified.
 # Prints each migration's total time and downtime (QEMU's query-migrate).
 #
-#   guest_migrate.sh [--migrations N] [--backend femud|qsd]
+#   guest_migrate.sh [--migrations N] [--backend femud|qsd] [--packed]
+#                    [--no-failed] [--femud-kill]
 #
+# --packed: the disks are packed rings (vhost-user-blk-pci packed=on), the
+# NoSSD alone; every destination's queues must start packed at the position
+# the source stopped at (the vring base, wrap counter in bit 15), not at the
+# position of the new inflight region the destination QEMU brings.
+# --no-failed: no migration that fails half-way.
+# --femud-kill: both media on mem_path files, QEMUs reconnecting; one more
+# migration during which femud is SIGKILLed (once some RAM was sent) and
+# started again on the same sockets and media: the migration completes or
+# fails with the source running, and the guest's rounds go on verified.  A
+# destination QEMU (7.2, 10.0) that reconnects only after the switch-over
+# leaves its vhost device stopped: the test then does what a user would,
+# QMP stop + cont, and says so.  GM_KEEP=DIR keeps the logs.  With --packed
+# it fails: QEMU cannot read a packed ring's position back after losing its
+# backend, and the destination's inflight region is new, so the destination
+# starts the ring at QEMU's stale position.
 # --backend qsd runs the same migrations against qemu-storage-daemon (two
 # raw images, two exports of each: QEMUs alternate between them) to compare
 # downtimes; it skips the BlackBox and the femud checks.  GM_MIGRATIONS=10
@@ -28,10 +44,16 @@
 . "$(dirname "$0")/lib.sh"
 GM_MIGRATIONS=${GM_MIGRATIONS:-2}
 BACKEND=femud
+GM_PACKED=${GM_PACKED:-}
+GM_FAILED=1
+GM_FEMUD_KILL=${GM_FEMUD_KILL:-}
 while [ $# -gt 0 ]; do
 	case $1 in
 	--migrations) GM_MIGRATIONS=$2; shift ;;
 	--backend) BACKEND=$2; shift ;;
+	--packed) GM_PACKED=1 ;;
+	--no-failed) GM_FAILED= ;;
+	--femud-kill) GM_FEMUD_KILL=1 ;;
 	*) fail "unknown option $1" ;;
 	esac
 	shift
@@ -49,15 +71,26 @@ gm_cleanup() {
 	sleep 1
 	for p in "${!QPIDS[@]}"; do kill -KILL $(qemu_pid "$p") 2>/dev/null; done
 	[ -n "$QSD_PID" ] && kill "$QSD_PID" 2>/dev/null
+	# GM_KEEP=DIR keeps the QEMUs' output and femud's logs for a post-mortem
+	[ -n "${GM_KEEP:-}" ] && mkdir -p "$GM_KEEP" && cp "$T"/err* "$T"/out* "$T"/prog* "$T"/*.log "$GM_KEEP"/ 2>/dev/null
 	cleanup
+	[ -n "${MEDIA:-}" ] && rm -f "$MEDIA.nossd" "$MEDIA.bb"
 }
 trap gm_cleanup EXIT
 
 # ---- the backend: femud (NoSSD + BlackBox) or qemu-storage-daemon (two exports per disk)
+# media on mem_path files (tmpfs) when femud is to restart with them
+MEDIA=$(mktemp -u /dev/shm/femud-guest-migrate.XXXXXX)
 if [ "$BACKEND" = femud ]; then
-	start_femud "path=$T/nossd.sock,queues=1,devsz_mb=16" \
-		"path=$T/bb.sock,queues=1,femu_mode=1,nchs=2,luns_per_ch=2,blks_per_pl=16,pgs_per_blk=64,op_pcent=25"
-	socks() { echo "$T/nossd.sock $T/bb.sock"; }
+	DEVS=("path=$T/nossd.sock,queues=1,devsz_mb=16${GM_FEMUD_KILL:+,mem_path=$MEDIA.nossd}")
+	[ -n "$GM_PACKED" ] ||
+		DEVS+=("path=$T/bb.sock,queues=1,femu_mode=1,nchs=2,luns_per_ch=2,blks_per_pl=16,pgs_per_blk=64,op_pcent=25${GM_FEMUD_KILL:+,mem_path=$MEDIA.bb}")
+	start_femud "${DEVS[@]}"
+	if [ -n "$GM_PACKED" ]; then
+		socks() { echo "$T/nossd.sock"; }
+	else
+		socks() { echo "$T/nossd.sock $T/bb.sock"; }
+	fi
 elif [ "$BACKEND" = qsd ]; then
 	command -v qemu-storage-daemon >/dev/null || fail "no qemu-storage-daemon"
 	truncate -s 16M "$T/d1.img"
@@ -108,7 +141,7 @@ while :; do
 	[ $last -gt 1 ] && break
 	r=$((r + 1))
 	pids=
-	for d in vda vdb; do
+	for d in $disks; do
 		a=; [ $d = vda ] && a="--size=8m"
 		( ( [ $r = 1 ] || fio_on $d $((r - 1)) verify "$a" ) && fio_on $d $r write "$a" ) &
 		pids="$pids $!"
@@ -120,12 +153,31 @@ done
 wait $reader || { echo "reader FAILED"; cat /tmp/reader.log; exit 1; }
 echo "verified rounds=$r $(cat /tmp/reader.done)"'
 
+# the guest's disks: vdb (the BlackBox) only when it has one
+if [ -n "$GM_PACKED" ] && [ "$BACKEND" = femud ]; then
+	JOB="disks=vda
+$JOB"
+else
+	JOB="disks='vda vdb'
+$JOB"
+fi
+
 # start_qemu K [--incoming URI]: QEMU number K in the background (guest-run;
 # QMP at $T/qmpK, progress in $T/progK, stdin fifo $T/inK), pid in QPIDS[K]
 start_qemu() {
-	local k=$1 s a=()
+	local k=$1 s a=() j=0 o=${GM_PACKED:+,packed=on}
 	shift
-	for s in $(socks "$k"); do a+=(-s "$s"); done
+	for s in $(socks "$k"); do
+		if [ -n "$GM_FEMUD_KILL" ]; then
+			# QEMU reconnects to a restarted femud
+			a+=(--qemu-arg -chardev --qemu-arg "$(reconnect_chardev gmd$j "$s")"
+				--qemu-arg -device --qemu-arg "vhost-user-blk-pci,chardev=gmd$j,num-queues=1$o")
+		else
+			a+=(-s "$s")
+		fi
+		j=$((j + 1))
+	done
+	[ -n "$GM_PACKED" ] && [ -z "$GM_FEMUD_KILL" ] && a+=(--dev-opts packed=on)
 	mkfifo "$T/in$k.in" "$T/in$k.out"
 	: >"$T/prog$k"
 	"$GUEST_RUN" --qemu "$GUEST_QEMU" --pin 1 -t 600 --quiet -a tcg --tcg-thread single -m 512M \
@@ -154,6 +206,16 @@ wait_round() {
 	fail "$3: no round passed on QEMU $1 in $GM_ROUND_WAIT s"
 }
 qmp() { "$SRCDIR/test/guest/guest-qmp" "$@"; }
+# check_packed_start I: after migration I, the destination's queue started
+# as a packed ring, at a position other than a new ring's (used 32768: index
+# 0, wrap counter 1; the source had served rounds from there)
+check_packed_start() {
+	local l
+	l=$(grep "queue 0: started" "$FEMUD_LOG" | tail -1)
+	echo "$l" | grep -q ", packed ring," || fail "migration $1: destination queue not packed: $l"
+	echo "$l" | grep -q " used 32768," && fail "migration $1: destination started at a new ring's position: $l"
+	echo "destination queue: ${l#*queue 0: }"
+}
 
 start_qemu 0
 wait_round 0 0 "first round on the source"
@@ -169,25 +231,68 @@ for i in $(seq 1 "$GM_MIGRATIONS"); do
 	wait "${QPIDS[cur]}" 2>/dev/null
 	[ "$BACKEND" = qsd ] || [ "$(qmp "$T/qmp$nxt" status)" = running ] || fail "destination $nxt not running"
 	[ "$BACKEND" = femud ] && ! grep -q "dirty logging" "$FEMUD_LOG" && fail "no queue logged dirty pages"
+	[ -n "$GM_PACKED" ] && check_packed_start "$i"
 	# the destination goes on: one round more than it came with, verified there
 	wait_round "$nxt" 0 "after migration $i"
 	echo "destination $nxt: $(tail -1 "$T/prog$nxt")"
 	cur=$nxt
 done
 
+# femud SIGKILLed while RAM is sent, and started again on the same media:
+# the migration completes (the destination goes on) or fails (the source
+# goes on); QEMU reconnects either way and the rounds verify what was written
+if [ -n "$GM_FEMUD_KILL" ] && [ "$BACKEND" = femud ]; then
+	k=$((GM_MIGRATIONS + 1))
+	n=$(rounds "$cur")
+	start_qemu "$k" --incoming "unix:$T/mig$k"
+	qmp "$T/qmp$k" wait-status inmigrate 60 || fail "destination $k did not come up"
+	qmp "$T/qmp$cur" migrate "unix:$T/mig$k" 300 "$FEMUD_PID" 30 >"$T/killmig" 2>&1
+	rc=$?
+	echo "femud killed during migration $k: $(cat "$T/killmig")"
+	grep -q "killed after" "$T/killmig" || fail "femud was not killed during the migration"
+	wait "$FEMUD_PID" 2>/dev/null
+	cp "$FEMUD_LOG" "$T/femud-killed.log"
+	start_femud "${DEVS[@]}"
+	if [ "$rc" = 0 ]; then
+		qmp "$T/qmp$cur" quit
+		wait "${QPIDS[cur]}" 2>/dev/null
+		cur=$k
+		n=0
+		# a destination that reconnects only after the switch-over does not
+		# start its vhost device again by itself: stop + cont restarts it
+		for _ in $(seq 1 100); do
+			[ "$(grep -c "queue 0: started" "$FEMUD_LOG")" -ge "${#DEVS[@]}" ] && break
+			sleep 0.1
+		done
+		if [ "$(grep -c "queue 0: started" "$FEMUD_LOG")" -lt "${#DEVS[@]}" ]; then
+			echo "destination $k reconnected without starting its queues: stop + cont"
+			qmp "$T/qmp$k" stop && qmp "$T/qmp$k" cont || fail "stop + cont on QEMU $k"
+		fi
+	else
+		qmp "$T/qmp$cur" wait-status running 30 || fail "the source did not keep running"
+		kill -TERM "${QPIDS[k]}" 2>/dev/null
+	fi
+	wait_round "$cur" "$n" "QEMU $cur after femud's restart"
+	echo "QEMU $cur after femud's restart: $(tail -1 "$T/prog$cur")"
+	[ -n "$GM_PACKED" ] && [ "$rc" = 0 ] && check_packed_start "$k"
+	GM_MIGRATIONS=$k
+fi
+
 # a migration that fails half-way: the destination dies while RAM is sent
 bad=$((GM_MIGRATIONS + 1))
-start_qemu "$bad" --incoming "unix:$T/mig$bad"
-qmp "$T/qmp$bad" wait-status inmigrate 60 || fail "destination $bad did not come up"
-qp=$(qemu_pid "$bad")
-[ -n "$qp" ] || fail "no QEMU process for destination $bad"
-qmp "$T/qmp$cur" migrate "unix:$T/mig$bad" 120 "$qp" 60 >"$T/badmig" 2>&1
-echo "killed destination: $(cat "$T/badmig")"
-grep -q "migrate: failed" "$T/badmig" || fail "the migration did not fail with its destination killed half-way"
-qmp "$T/qmp$cur" wait-status running 30 || fail "the source did not keep running"
-n=$(rounds "$cur")
-wait_round "$cur" "$n" "source after the failed migration"
-echo "source after the failed migration: $(tail -1 "$T/prog$cur")"
+if [ -n "$GM_FAILED" ]; then
+	start_qemu "$bad" --incoming "unix:$T/mig$bad"
+	qmp "$T/qmp$bad" wait-status inmigrate 60 || fail "destination $bad did not come up"
+	qp=$(qemu_pid "$bad")
+	[ -n "$qp" ] || fail "no QEMU process for destination $bad"
+	qmp "$T/qmp$cur" migrate "unix:$T/mig$bad" 120 "$qp" 60 >"$T/badmig" 2>&1
+	echo "killed destination: $(cat "$T/badmig")"
+	grep -q "migrate: failed" "$T/badmig" || fail "the migration did not fail with its destination killed half-way"
+	qmp "$T/qmp$cur" wait-status running 30 || fail "the source did not keep running"
+	n=$(rounds "$cur")
+	wait_round "$cur" "$n" "source after the failed migration"
+	echo "source after the failed migration: $(tail -1 "$T/prog$cur")"
+fi
 
 # stop the guest (it ends after one more round) and read its verdict
 echo stop >"$T/in$cur.in"
