@@ -19,7 +19,9 @@ for args in "--bs 4096 --qd 32" "--bs 512 --qd 128 --cold-ring" "--bs 65536 --qd
 import json,sys
 j=json.loads(sys.argv[1])
 assert j["vq_ns"]>0 and j["copy_ns"]>0 and j["batches"]>=3, j
-assert abs(j["vq_share_of_copy"]-j["copy_ns"]/j["vq_ns"])<1e-3, j
+# vq_ns and copy_ns are printed to 0.1 ns: the ratio of the printed values within that rounding
+tol = 0.05 / j["vq_ns"] + 0.05 * j["copy_ns"] / j["vq_ns"] ** 2 + 5e-4
+assert abs(j["vq_share_of_copy"]-j["copy_ns"]/j["vq_ns"])<tol, j
 assert j["vq_per_s"]>0 and abs(j["vq_per_s"]*j["vq_ns"]/1e9-1)<0.01, j' "$out"; then
 		ok "$args: figures consistent"
 	else
@@ -65,8 +67,8 @@ if ! command -v objdump >/dev/null; then
 	ko "prefetches: objdump (binutils) not installed"
 elif why=$(has_prefetch fm_data_read prefetcht1 &&
 	has_prefetch fm_data_prefetch prefetcht0 prefetcht1 "$WRITE_HINT" &&
-	has_prefetch pmd_vq_sweep prefetcht0 && has_prefetch batch_copy prefetcht0 prefetcht1); then
-	ok "prefetches compiled in (cpu=${cpu:-?}): fm_data_read, fm_data_prefetch, pmd_vq_sweep, batch_copy"
+	has_prefetch pmd_vq_sweep_split prefetcht0 && has_prefetch batch_copy prefetcht0 prefetcht1); then
+	ok "prefetches compiled in (cpu=${cpu:-?}): fm_data_read, fm_data_prefetch, pmd_vq_sweep_split, batch_copy"
 else
 	ko "prefetches: $why"
 fi

@@ -127,20 +127,33 @@ struct pingpong {
 	int err;
 };
 
+/*
+ * The waiting thread's own CPU time: a wait is bounded by the time spent
+ * spinning, so that a process stopped (tools/bench/turns SIGSTOPs its sides)
+ * or descheduled in the middle of a wait does not time out when it resumes.
+ */
+static uint64_t spin_clock_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
 /* A bounded busy wait: the clock is read only every 2^20 spins. */
 struct spin {
 	unsigned k;
 	uint64_t since; /* first clock reading, 0 before it */
 };
 
-/* One more spin; true once SPIN_LIMIT_NS have passed since the wait began. */
+/* One more spin; true once the wait has spun for SPIN_LIMIT_NS of its thread's CPU time. */
 static bool spin_expired(struct spin *s)
 {
 	uint64_t t;
 
 	if ((++s->k & 0xfffff) != 0)
 		return false;
-	t = now_ns();
+	t = spin_clock_ns();
 	if (s->since == 0)
 		s->since = t;
 	return t - s->since > SPIN_LIMIT_NS;
