@@ -801,27 +801,39 @@ static int rq_shm_init(struct rq_shm *m, unsigned qd, bool packed)
 	return 0;
 }
 
-/* Backend: the chain of head, its header and buffers, the block it reads. */
-static void rq_parse(const struct rq_run *r, uint16_t head, struct rq_req *q)
+/*
+ * Backend, either layout: a request's buffers from the guest addresses of its
+ * header, data (len bytes) and status, and the block it reads (src NULL
+ * when the request is not a read inside the buffer).
+ */
+static void rq_req_fill(const struct rq_run *r, struct rq_req *q, uint64_t hdr_addr,
+			uint64_t data_addr, uint32_t len, uint64_t status_addr)
 {
-	const struct vring_desc *d = r->m.vr.desc, *h, *dd, *sd;
 	const struct virtio_blk_outhdr *hdr;
 	uint64_t sector;
 
-	h = &d[head & (RQ_SIZE - 1)];
-	dd = &d[h->next & (RQ_SIZE - 1)];
-	sd = &d[dd->next & (RQ_SIZE - 1)];
-	q->head = head;
-	q->len = dd->len;
-	q->dst = rq_xlate(&r->m, dd->addr, dd->len);
-	q->status = rq_xlate(&r->m, sd->addr, 1);
+	q->len = len;
+	q->dst = rq_xlate(&r->m, data_addr, len);
+	q->status = rq_xlate(&r->m, status_addr, 1);
 	q->src = NULL;
-	hdr = rq_xlate(&r->m, h->addr, sizeof(*hdr));
+	hdr = rq_xlate(&r->m, hdr_addr, sizeof(*hdr));
 	if (hdr == NULL || q->dst == NULL || hdr->type != VIRTIO_BLK_T_IN)
 		return;
 	sector = hdr->sector;
 	if (sector < r->buf->len / 512 && q->len <= r->buf->len - sector * 512)
 		q->src = r->buf->base + sector * 512;
+}
+
+/* Backend: the chain of head, its header and buffers, the block it reads. */
+static void rq_parse(const struct rq_run *r, uint16_t head, struct rq_req *q)
+{
+	const struct vring_desc *d = r->m.vr.desc, *h, *dd, *sd;
+
+	h = &d[head & (RQ_SIZE - 1)];
+	dd = &d[h->next & (RQ_SIZE - 1)];
+	sd = &d[dd->next & (RQ_SIZE - 1)];
+	q->head = head;
+	rq_req_fill(r, q, h->addr, dd->addr, dd->len, sd->addr);
 }
 
 /* Backend: copy, status, used entry (the used index is stored once per batch). */
@@ -947,20 +959,9 @@ static void pq_parse(const struct rq_run *r, uint16_t c, struct rq_req *q)
 	const struct vring_packed_desc *h = &r->m.pdesc[c & (RQ_SIZE - 1)],
 				       *dd = &r->m.pdesc[(c + 1) & (RQ_SIZE - 1)],
 				       *sd = &r->m.pdesc[(c + 2) & (RQ_SIZE - 1)];
-	const struct virtio_blk_outhdr *hdr;
-	uint64_t sector;
 
 	q->head = sd->id;
-	q->len = dd->len;
-	q->dst = rq_xlate(&r->m, dd->addr, dd->len);
-	q->status = rq_xlate(&r->m, sd->addr, 1);
-	q->src = NULL;
-	hdr = rq_xlate(&r->m, h->addr, sizeof(*hdr));
-	if (hdr == NULL || q->dst == NULL || hdr->type != VIRTIO_BLK_T_IN)
-		return;
-	sector = hdr->sector;
-	if (sector < r->buf->len / 512 && q->len <= r->buf->len - sector * 512)
-		q->src = r->buf->base + sector * 512;
+	rq_req_fill(r, q, h->addr, dd->addr, dd->len, sd->addr);
 }
 
 /* Packed ring backend: copy, status, the used descriptor at count u but its flags (returned). */
