@@ -315,14 +315,6 @@ static unsigned vq_resubmit(struct pmd_vq *q, uint64_t now, struct pmd_chain *c)
 	return n;
 }
 
-/* What the look-ahead hinted of a request (struct pmd_vq_hint_slot). */
-enum vq_hint_state {
-	VQ_HINT_NONE = 0, /* nothing, or not a read */
-	VQ_HINT_FIRST,	  /* a read's first part; the rest is kept in the slot */
-	VQ_HINT_WHOLE,	  /* a read's whole data range */
-	VQ_HINT_TOUCHED,  /* nothing yet; where its header is, from the touch */
-};
-
 _Static_assert(PMD_VQ_HINT_SLOTS > PMD_VQ_TOUCH_AHEAD &&
 		   (PMD_VQ_HINT_SLOTS & (PMD_VQ_HINT_SLOTS - 1)) == 0,
 	       "a touched request's hint slot must not be one still in use");
@@ -336,9 +328,9 @@ static inline struct pmd_vq_hint_slot *vq_hint_slot(struct pmd_vq *q, uint16_t i
 static inline bool vq_hinted_take(struct pmd_vq *q, uint16_t idx)
 {
 	struct pmd_vq_hint_slot *s = vq_hint_slot(q, idx);
-	bool hinted = s->state == VQ_HINT_WHOLE && s->idx == idx;
+	bool hinted = s->state == PMD_VQ_HINT_WHOLE && s->idx == idx;
 
-	s->state = VQ_HINT_NONE;
+	s->state = PMD_VQ_HINT_NONE;
 	return hinted;
 }
 
@@ -363,7 +355,7 @@ static void vq_prefetch(struct pmd_vq *q, uint16_t idx, bool split)
 	struct pmd_vq_hint_slot *s = vq_hint_slot(q, idx);
 	struct pmd_chain_hint h;
 
-	if (s->state == VQ_HINT_TOUCHED && s->idx == idx)
+	if (s->state == PMD_VQ_HINT_TOUCHED && s->idx == idx)
 		pmd_chain_peek_touched(&s->touched, &h);
 	else if (!pmd_chain_peek(q->mem, &ring, ld16(&q->avail->ring[idx & q->mask]), &h))
 		return;
@@ -373,10 +365,10 @@ static void vq_prefetch(struct pmd_vq *q, uint16_t idx, bool split)
 		s->rest.type = h.type;
 		s->rest.sector = h.sector + PMD_VQ_HINT_SPLIT_BYTES / 512;
 		s->rest.data_len = h.data_len - PMD_VQ_HINT_SPLIT_BYTES;
-		s->state = VQ_HINT_FIRST;
+		s->state = PMD_VQ_HINT_FIRST;
 		h.data_len = PMD_VQ_HINT_SPLIT_BYTES;
 	} else {
-		s->state = h.type == VIRTIO_BLK_T_IN ? VQ_HINT_WHOLE : VQ_HINT_NONE;
+		s->state = h.type == VIRTIO_BLK_T_IN ? PMD_VQ_HINT_WHOLE : PMD_VQ_HINT_NONE;
 	}
 	vq_hint(q, &h);
 }
@@ -386,9 +378,9 @@ static inline void vq_prefetch_rest(struct pmd_vq *q, uint16_t idx)
 {
 	struct pmd_vq_hint_slot *s = vq_hint_slot(q, idx);
 
-	if (s->state != VQ_HINT_FIRST || s->idx != idx)
+	if (s->state != PMD_VQ_HINT_FIRST || s->idx != idx)
 		return;
-	s->state = VQ_HINT_WHOLE;
+	s->state = PMD_VQ_HINT_WHOLE;
 	vq_hint(q, &s->rest);
 }
 
@@ -406,7 +398,7 @@ static inline void vq_touch(struct pmd_vq *q, uint16_t idx)
 	/* the slot's last user, 8 back, was served: whatever it left there is done with */
 	pmd_chain_touch(q->mem, &ring, ld16(&q->avail->ring[idx & q->mask]), &s->touched);
 	s->idx = idx;
-	s->state = s->touched.hdr != NULL ? VQ_HINT_TOUCHED : VQ_HINT_NONE;
+	s->state = s->touched.hdr != NULL ? PMD_VQ_HINT_TOUCHED : PMD_VQ_HINT_NONE;
 }
 
 /*

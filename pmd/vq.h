@@ -210,8 +210,8 @@ struct pmd_vq {
 			struct pmd_chain_hint rest;	  /* VQ_HINT_FIRST: the second part */
 			struct pmd_chain_touched touched; /* VQ_HINT_TOUCHED */
 		};
-		uint16_t idx;  /* avail position of the request */
-		uint8_t state; /* enum vq_hint_state (vq.c) */
+		uint16_t idx;  /* avail position of the request (packed: its ring position) */
+		uint8_t state; /* enum pmd_vq_hint_state (vq_impl.h) */
 	} hint[PMD_VQ_HINT_SLOTS];
 	/* the chain served last: the likely next one (PMD_VQ_GUESS) */
 	uint16_t guess_head;
@@ -238,6 +238,22 @@ struct pmd_vq {
 		struct vring_packed_desc
 		    *replay; /* a replayed chain copied out of the inflight region */
 		struct rte_vhost_inflight_info_packed *inflight;
+		/*
+		 * the look-ahead (vq_packed.c): its cursor is la_ahead chains
+		 * (la_desc ring descriptors) past last_avail, at ring position
+		 * la_pos under la_wrap; the chain at last_avail is the seq-th
+		 * taken, and the one k ahead has hint slot (seq + k) % slots
+		 */
+		uint16_t la_pos;
+		bool la_wrap;
+		uint16_t la_ahead;
+		uint16_t la_desc;
+		uint16_t seq;
+		uint32_t completed; /* used descriptors written, wrapping */
+		/* a used descriptor whose flags are stored at the next publish */
+		bool pub_pending;
+		uint16_t pub_pos;
+		uint16_t pub_flags;
 	} pk;
 };
 

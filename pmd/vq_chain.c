@@ -377,6 +377,40 @@ void pmd_chain_touch(struct rte_vhost_memory *mem, const struct pmd_chain_ring *
 		rte_prefetch0((const void *)t->hdr);
 }
 
+uint16_t pmd_chain_touch_packed(struct rte_vhost_memory *mem, const struct pmd_chain_pring *ring,
+				uint16_t pos, bool wrap, uint16_t max_desc,
+				struct pmd_chain_touched *t)
+{
+	struct vring_packed_desc d;
+	uint16_t n = 0;
+
+	t->hdr = NULL;
+	t->next = NULL;
+	if (pos >= ring->size)
+		return 0;
+	do {
+		if (n == max_desc)
+			return 0;
+		d = pmd_chain_pdesc_read(ring->desc, pos);
+		if (!pmd_packed_desc_avail(d.flags, wrap))
+			return 0;
+		if (n == 0 && !(d.flags & (VRING_DESC_F_INDIRECT | VRING_DESC_F_WRITE)) &&
+		    d.len >= PMD_BLK_HDR_SIZE) {
+			t->hdr = (const struct virtio_blk_outhdr *)pmd_chain_xlate(
+			    mem, d.addr, PMD_BLK_HDR_SIZE);
+			if (t->hdr != NULL)
+				rte_prefetch0((const void *)t->hdr);
+		} else if (n == 1) {
+			/* the length sits where a split descriptor has it (asserted in the header)
+			 */
+			t->next = (const struct vring_desc *)&ring->desc[pos];
+		}
+		n++;
+		pos = pmd_packed_next(pos, &wrap, ring->size);
+	} while (d.flags & VRING_DESC_F_NEXT);
+	return n;
+}
+
 uint64_t pmd_iov_copy_out(const struct fm_iov *iov, uint32_t n, uint64_t off, void *dst,
 			  uint64_t len)
 {

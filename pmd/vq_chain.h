@@ -399,6 +399,23 @@ static inline void pmd_chain_peek_touched(const struct pmd_chain_touched *t,
 	h->data_len = rte_le_to_cpu_32(len);
 }
 
+_Static_assert(offsetof(struct vring_packed_desc, len) == offsetof(struct vring_desc, len),
+	       "pmd_chain_peek_touched() reads a packed descriptor's length as a split one's");
+
+/*
+ * The packed look-ahead's touch (vq_packed.c): walk the chain whose first
+ * descriptor is at ring position pos under wrap counter wrap while each
+ * descriptor is available and NEXT is set, at most max_desc of them; ask for
+ * its header's line and note where the header and the second descriptor
+ * are in *t (t->hdr NULL for an indirect chain or no readable header).
+ * Returns the ring descriptors the chain occupies, 0 when it is not
+ * available whole within max_desc.  Validates nothing beyond what reading
+ * safely needs and writes nothing: a hint only, the serve parses again.
+ */
+uint16_t pmd_chain_touch_packed(struct rte_vhost_memory *mem, const struct pmd_chain_pring *ring,
+				uint16_t pos, bool wrap, uint16_t max_desc,
+				struct pmd_chain_touched *t);
+
 /*
  * Copy len bytes out of the segments iov[0..n) starting at byte offset off;
  * returns the number of bytes copied (less than len at the end of the data).

@@ -88,6 +88,14 @@ static inline void pmd_vq_count_late(struct pmd_vq *q, uint64_t late)
 	}
 }
 
+/* What the look-ahead hinted of a request (struct pmd_vq_hint_slot). */
+enum pmd_vq_hint_state {
+	PMD_VQ_HINT_NONE = 0, /* nothing, or not a read */
+	PMD_VQ_HINT_FIRST,    /* a read's first part; the rest is kept in the slot */
+	PMD_VQ_HINT_WHOLE,    /* a read's whole data range */
+	PMD_VQ_HINT_TOUCHED,  /* nothing yet; where its header is, from the touch */
+};
+
 /* Stop serving q (logged once with why): a broken queue takes no request. */
 void pmd_vq_break(struct pmd_vq *q, const char *why);
 

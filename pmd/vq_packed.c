@@ -24,6 +24,8 @@
 #include <string.h>
 
 #include <rte_atomic.h>
+#include <rte_common.h>
+#include <rte_prefetch.h>
 
 #include "pmd/pmd_log.h"
 #include "pmd/pmd_measure.h"
@@ -62,15 +64,44 @@ vqp_complete(struct pmd_vq *q, uint16_t id, uint8_t *status, uint8_t st, uint32_
 		rte_vhost_set_last_inflight_io_packed(q->vid, q->qid, q->pk.entry[id]);
 	d->id = id;
 	d->len = used_len;
-	rte_smp_wmb();
-	st16(&d->flags, flags);
+	if (PMD_VQP_BATCH && !q->pk.pub_pending && !q->inflight) {
+		/* the batch's first: its flags publish the batch (vqp_publish) */
+		q->pk.pub_pending = true;
+		q->pk.pub_pos = q->used_idx;
+		q->pk.pub_flags = flags;
+	} else {
+		rte_smp_wmb();
+		st16(&d->flags, flags);
+	}
 	if (unlikely(q->log)) {
 		pmd_vq_log_hva(q->vid, q->mem, status, 1);
 		pmd_vq_log_hva(q->vid, q->mem, d, sizeof(*d));
 	}
 	vqp_step(&q->used_idx, &q->pk.used_wrap, q->pk.num[id], q->size);
+	q->pk.completed++;
 	if (q->inflight)
 		rte_vhost_clr_inflight_desc_packed(q->vid, q->qid, q->pk.entry[id]);
+}
+
+/*
+ * Publish the used descriptors written since the last publish: store the
+ * first one's flags (the driver reads used descriptors in ring order, so
+ * those after it stay unseen until then, virtio 1.2 2.8.21.1).  Every sweep
+ * ends with one, before its call decision.
+ */
+static inline void vqp_publish(struct pmd_vq *q)
+{
+	struct vring_packed_desc *d;
+
+	if (!q->pk.pub_pending)
+		return;
+	q->pk.pub_pending = false;
+	d = &q->desc_packed[q->pk.pub_pos];
+	rte_smp_wmb();
+	st16(&d->flags, q->pk.pub_flags);
+	/* after the store: a page marked before it could be copied without it */
+	if (unlikely(q->log))
+		pmd_vq_log_hva(q->vid, q->mem, d, sizeof(*d));
 }
 
 static unsigned vqp_post_due(struct pmd_vq *q, uint64_t now)
@@ -121,8 +152,12 @@ static bool vqp_exec(struct pmd_vq *q, enum pmd_chain_result r, uint16_t id, uin
 	return true;
 }
 
-/* Serve the chain at the next avail position (seen available); false when the queue stopped. */
-static bool vqp_serve(struct pmd_vq *q, uint64_t now, struct pmd_chain *c)
+/*
+ * Serve the chain at the next avail position (seen available) and step past
+ * its *nring ring descriptors; false when the queue stopped.
+ */
+static bool vqp_serve(struct pmd_vq *q, uint64_t now, bool hinted, struct pmd_chain *c,
+		      uint16_t *nring_out)
 {
 	const struct pmd_chain_pring ring = {.desc = q->desc_packed,
 					     .size = q->size,
@@ -138,26 +173,163 @@ static bool vqp_serve(struct pmd_vq *q, uint64_t now, struct pmd_chain *c)
 		rte_vhost_set_inflight_desc_packed(q->vid, q->qid, q->last_avail, last,
 						   &q->pk.entry[id]);
 	}
+	if (c->hdr_at != NULL)
+		q->guess_hdr = c->hdr_at;
+	if (hinted)
+		c->fm_flags |= FM_REQ_PREFETCHED;
 	if (!vqp_exec(q, r, id, nring, now, c))
 		return false;
 	vqp_step(&q->last_avail, &q->pk.avail_wrap, nring, q->size);
+	*nring_out = nring;
 	return true;
+}
+
+/*
+ * The look-ahead (a model with a prefetch op): the split sweep's, on a ring
+ * whose chains are found by walking it.  A cursor walks the chains after
+ * last_avail as the driver makes them available, up to PMD_VQ_TOUCH_AHEAD
+ * ahead, touching each (its header's line asked for, where the header and
+ * the data descriptor are noted in its hint slot); the chain
+ * PMD_VQ_LOOKAHEAD ahead gets its data hinted to the model (a read's first
+ * PMD_VQ_HINT_SPLIT_BYTES, the rest PMD_VQ_HINT_REST_AHEAD ahead), and a
+ * read hinted whole is served with FM_REQ_PREFETCHED.  The cursor stays
+ * between sweeps; it never walks more than the ring's size past last_avail
+ * and restarts there when the chain served is not the one it walked (the
+ * driver rewrote an available chain: only hints were wrong).
+ */
+static inline struct pmd_vq_hint_slot *vqp_slot(struct pmd_vq *q, uint16_t ahead)
+{
+	return &q->hint[(uint16_t)(q->pk.seq + ahead) & (PMD_VQ_HINT_SLOTS - 1)];
+}
+
+static inline void vqp_cursor_reset(struct pmd_vq *q)
+{
+	q->pk.la_pos = q->last_avail;
+	q->pk.la_wrap = q->pk.avail_wrap;
+	q->pk.la_ahead = 0;
+	q->pk.la_desc = 0;
+}
+
+/* Touch the chain at the cursor and step past it; false when it is not available whole. */
+static inline bool vqp_touch_next(struct pmd_vq *q)
+{
+	const struct pmd_chain_pring ring = {.desc = q->desc_packed, .size = q->size};
+	struct pmd_vq_hint_slot *s = vqp_slot(q, q->pk.la_ahead);
+	uint16_t room = (uint16_t)(q->size - q->pk.la_desc);
+	uint16_t n = pmd_chain_touch_packed(q->mem, &ring, q->pk.la_pos, q->pk.la_wrap,
+					    RTE_MIN(room, PMD_VQP_TOUCH_MAX_DESC), &s->touched);
+
+	if (n == 0)
+		return false;
+	s->idx = q->pk.la_pos;
+	s->state = s->touched.hdr != NULL ? PMD_VQ_HINT_TOUCHED : PMD_VQ_HINT_NONE;
+	vqp_step(&q->pk.la_pos, &q->pk.la_wrap, n, q->size);
+	q->pk.la_ahead++;
+	q->pk.la_desc = (uint16_t)(q->pk.la_desc + n);
+	return true;
+}
+
+/* Hint the data of the touched chain in slot s; its first part only when split. */
+static void vqp_hint(struct pmd_vq *q, struct pmd_vq_hint_slot *s, bool split)
+{
+	struct pmd_chain_hint h;
+
+	pmd_chain_peek_touched(&s->touched, &h);
+	if (split && h.type == VIRTIO_BLK_T_IN && h.data_len > PMD_VQ_HINT_SPLIT_BYTES) {
+		/* field by field: a struct copy loads h wider than it was stored (no forwarding) */
+		s->rest.type = h.type;
+		s->rest.sector = h.sector + PMD_VQ_HINT_SPLIT_BYTES / 512;
+		s->rest.data_len = h.data_len - PMD_VQ_HINT_SPLIT_BYTES;
+		s->state = PMD_VQ_HINT_FIRST;
+		h.data_len = PMD_VQ_HINT_SPLIT_BYTES;
+	} else {
+		s->state = h.type == VIRTIO_BLK_T_IN ? PMD_VQ_HINT_WHOLE : PMD_VQ_HINT_NONE;
+	}
+	pmd_blk_req_prefetch(q->target, &h);
+}
+
+/*
+ * Before the chain at last_avail is served: the cursor PMD_VQ_TOUCH_AHEAD
+ * ahead, hints for the chains 1..PMD_VQ_LOOKAHEAD ahead not hinted yet (all
+ * but the last whole: at a sweep's start they would come too late in
+ * parts), the rest of the one PMD_VQ_HINT_REST_AHEAD ahead.  Not the chain
+ * served now: a hint could not run ahead of its copy (as the split ring's).
+ */
+static inline void vqp_look_ahead(struct pmd_vq *q)
+{
+	uint16_t k;
+
+	if (q->pk.la_ahead == 0)
+		vqp_cursor_reset(q);
+	while (q->pk.la_ahead <= PMD_VQ_TOUCH_AHEAD && vqp_touch_next(q))
+		;
+	for (k = 1; k <= PMD_VQ_LOOKAHEAD && k < q->pk.la_ahead; k++) {
+		struct pmd_vq_hint_slot *s = vqp_slot(q, k);
+
+		if (s->state == PMD_VQ_HINT_TOUCHED)
+			vqp_hint(q, s, k == PMD_VQ_LOOKAHEAD);
+		else if (k == PMD_VQ_HINT_REST_AHEAD && s->state == PMD_VQ_HINT_FIRST) {
+			s->state = PMD_VQ_HINT_WHOLE;
+			pmd_blk_req_prefetch(q->target, &s->rest);
+		}
+	}
+}
+
+/* Was the chain at last_avail (touched by the cursor) hinted whole?  Clears its slot. */
+static inline bool vqp_hinted_take(struct pmd_vq *q)
+{
+	struct pmd_vq_hint_slot *s = vqp_slot(q, 0);
+	bool hinted;
+
+	if (q->pk.la_ahead == 0)
+		return false;
+	hinted = s->state == PMD_VQ_HINT_WHOLE && s->idx == q->last_avail;
+	s->state = PMD_VQ_HINT_NONE;
+	return hinted;
+}
+
+/* The chain at the old last_avail was served (nring descriptors): move the cursor's origin. */
+static inline void vqp_look_ahead_served(struct pmd_vq *q, uint16_t nring)
+{
+	q->pk.seq++;
+	if (q->pk.la_ahead == 0)
+		return;
+	q->pk.la_ahead--;
+	q->pk.la_desc = (uint16_t)(q->pk.la_desc - RTE_MIN(nring, q->pk.la_desc));
+	if (q->pk.la_ahead > 0 && vqp_slot(q, 0)->idx != q->last_avail)
+		q->pk.la_ahead = 0; /* not the chain the cursor walked: start over */
 }
 
 static unsigned vqp_take(struct pmd_vq *q, uint64_t now, struct pmd_chain *c)
 {
-	uint64_t bytes = 0;
-	unsigned i;
+	uint64_t bytes = 0, published = 0;
+	unsigned i, published_at = 0;
 
 	for (i = 0; i < PMD_VQ_BURST && q->nheap < q->size && bytes < PMD_VQ_BURST_BYTES; i++) {
 		uint16_t flags = ld16(&q->desc_packed[q->last_avail].flags);
+		uint16_t nring = 0;
+		bool hinted = false;
 
 		if (!pmd_packed_desc_avail(flags, q->pk.avail_wrap))
 			break;
+		if (PMD_VQ_GUESS && i == 0)
+			rte_prefetch0(q->guess_hdr);
 		rte_smp_rmb();
-		if (!vqp_serve(q, now, c))
+		if (q->prefetch) {
+			vqp_look_ahead(q);
+			hinted = vqp_hinted_take(q);
+		}
+		if (!vqp_serve(q, now, hinted, c, &nring))
 			break;
+		if (q->prefetch)
+			vqp_look_ahead_served(q, nring);
 		bytes += c->rd_len + c->wr_len;
+		if ((PMD_VQ_PUBLISH_BYTES != 0 && bytes - published >= PMD_VQ_PUBLISH_BYTES) ||
+		    i + 1 - published_at >= PMD_VQP_PUBLISH_REQS) {
+			published = bytes;
+			published_at = i + 1;
+			vqp_publish(q);
+		}
 	}
 	return i;
 }
@@ -295,8 +467,7 @@ static void vqp_notify(struct pmd_vq *q)
 
 unsigned pmd_vqp_sweep(struct pmd_vq *q, uint64_t now_ns, struct pmd_chain *scratch)
 {
-	uint16_t used_before = q->used_idx;
-	bool wrap_before = q->pk.used_wrap;
+	uint32_t completed_before = q->pk.completed;
 	unsigned work = 0, taken = 0;
 
 	if (q->nheap > 0 && q->heap[0].due_ns <= now_ns)
@@ -308,7 +479,9 @@ unsigned pmd_vqp_sweep(struct pmd_vq *q, uint64_t now_ns, struct pmd_chain *scra
 	if (taken == 0 && q->idle)
 		q->model_busy = pmd_blk_req_idle(q->target, now_ns);
 	work += taken;
-	if (q->used_idx != used_before || q->pk.used_wrap != wrap_before) {
+	/* a count, not the position: a small ring's sweep can complete whole laps */
+	if (q->pk.completed != completed_before) {
+		vqp_publish(q);
 		vqp_notify(q);
 		PMD_COST_COUNT(q->st, sweeps);
 	}
@@ -317,8 +490,7 @@ unsigned pmd_vqp_sweep(struct pmd_vq *q, uint64_t now_ns, struct pmd_chain *scra
 
 void pmd_vqp_flush(struct pmd_vq *q, uint64_t now_ns, struct pmd_chain *scratch)
 {
-	uint16_t used_before = q->used_idx;
-	bool wrap_before = q->pk.used_wrap;
+	uint32_t completed_before = q->pk.completed;
 
 	do {
 		if (q->resubmit_pos < q->nresubmit && !q->broken)
@@ -330,8 +502,10 @@ void pmd_vqp_flush(struct pmd_vq *q, uint64_t now_ns, struct pmd_chain *scratch)
 			pmd_vq_count_late(q, p.due_ns < now_ns ? now_ns - p.due_ns : 0);
 		}
 	} while (q->resubmit_pos < q->nresubmit && !q->broken);
-	if (q->used_idx != used_before || q->pk.used_wrap != wrap_before)
+	if (q->pk.completed != completed_before) {
+		vqp_publish(q);
 		vqp_notify(q);
+	}
 }
 
 void pmd_vqp_setup(struct pmd_vq *q, const struct pmd_vq_setup *s)
@@ -363,4 +537,5 @@ void pmd_vqp_setup(struct pmd_vq *q, const struct pmd_vq_setup *s)
 		return;
 	}
 	vqp_step(&q->last_avail, &q->pk.avail_wrap, (uint16_t)pending, q->size);
+	vqp_cursor_reset(q);
 }

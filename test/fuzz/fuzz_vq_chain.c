@@ -7,7 +7,8 @@
  * Input: layout and queue size (1 byte: bit 7 a packed ring, else split;
  * size 2^((b & 0x7f) % 13)), head (2 bytes; packed: ring position in bits
  * 0-14, the avail wrap counter in bit 15), flags (1 byte: bit 0 indirect
- * negotiated, bits 1.. device readonly / model status), then the bytes of
+ * negotiated, bits 1.. device readonly / model status; packed: bits 4-7 the
+ * look-ahead touch's descriptor limit - 1), then the bytes of
  * guest memory from 0x10000 on: the descriptor table (packed: descriptor
  * ring) lies at 0x10000, everything after it (indirect tables, headers,
  * data) wherever the descriptors point.  Guest memory is two adjacent 64 KiB regions with
@@ -135,6 +136,30 @@ static enum pmd_chain_result packed_parse(uint16_t size, uint16_t head, bool ind
 	return res;
 }
 
+/*
+ * The packed look-ahead's touch: reads only what it may (ASan watches),
+ * never walks more than it is allowed to, and what it notes reads back as
+ * a hint.
+ */
+static void packed_touch(uint16_t size, uint16_t head, uint8_t flags)
+{
+	const struct pmd_chain_pring ring = {.desc = (const struct vring_packed_desc *)g.a,
+					     .size = size};
+	uint16_t max = (uint16_t)(1u + (flags >> 4));
+	struct pmd_chain_touched t;
+	struct pmd_chain_hint h;
+	uint16_t n = pmd_chain_touch_packed(g.mem, &ring, head & 0x7fff, head >> 15, max, &t);
+
+	FZ_CHECK(n <= max && n <= size, "touch walked %u descriptors (at most %u, queue of %u)", n,
+		 max, size);
+	if (n == 0)
+		return;
+	FZ_CHECK((head & 0x7fff) < size, "touched a chain at %u of a queue of %u", head & 0x7fff,
+		 size);
+	if (t.hdr != NULL)
+		pmd_chain_peek_touched(&t, &h);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fz_in in = {data, size};
@@ -158,6 +183,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fz_take(&in, g.b, FG_REGION_SIZE);
 
 	if (layout & 0x80) {
+		packed_touch(ring.size, head, flags);
 		res = packed_parse(ring.size, head, ring.indirect_ok, &c);
 		if (res != PMD_CHAIN_BROKEN)
 			exec_chain(&c, res, flags);

@@ -683,3 +683,146 @@ Test(vqp, fast_path_matches_the_walk)
 	cr_assert_eq(pmd_chain_parse_packed(g.mem, &pr, QSZ - 1, true, &f, &fid, &fn),
 		     PMD_CHAIN_BROKEN);
 }
+
+/* A recording model with a prefetch op (the look-ahead runs). */
+static void use_pf_model(void)
+{
+	t.ops = &fake_model_pf_ops;
+}
+
+/* The hint numbered h: a read of len bytes at byte offset off, given after `before` submits. */
+static void expect_hint(unsigned h, uint64_t off, uint64_t len, unsigned before)
+{
+	cr_assert_lt(h, fm.npf, "hint %u missing (%u given)", h, fm.npf);
+	cr_assert_eq(fm.pf[h].op, FM_OP_READ, "hint %u", h);
+	cr_assert_eq(fm.pf[h].offset, off, "hint %u: offset %lu", h,
+		     (unsigned long)fm.pf[h].offset);
+	cr_assert_eq(fm.pf[h].len, len, "hint %u: len %lu", h, (unsigned long)fm.pf[h].len);
+	cr_assert_eq(fm.pf[h].before_submit, before, "hint %u: after %u submits", h,
+		     fm.pf[h].before_submit);
+}
+
+/*
+ * The look-ahead walks the chains of the ring: the two after the first are
+ * hinted whole before the first is served, later ones in two parts
+ * (PMD_VQ_LOOKAHEAD, then PMD_VQ_HINT_REST_AHEAD ahead), and every read but
+ * the first reaches the model as prefetched; chains across the ring's end
+ * too.
+ */
+Test(vqp, look_ahead_hints_chains_ahead_of_their_turn)
+{
+	const unsigned n = 5;
+	uint16_t k;
+
+	use_pf_model();
+	make_q(true, -1);
+	for (unsigned lap = 0; lap < 4; lap++) {
+		fm.calls = fm.npf = 0;
+		for (k = 0; k < n; k++)
+			post_rw(k, VIRTIO_BLK_T_IN, 8 * (k + 1));
+		cr_assert_eq(pmd_vq_sweep(q, 1, &scratch), n);
+		for (k = 0; k < n; k++) {
+			expect_used(k, 4097);
+			cr_assert_eq(fm.req[k].offset, 4096u * (k + 1), "lap %u submit %u", lap, k);
+			cr_assert_eq(fm.req[k].flags, k == 0 ? 0 : FM_REQ_PREFETCHED,
+				     "lap %u submit %u: flags %#x", lap, k, fm.req[k].flags);
+		}
+		expect_hint(0, 4096 * 2, 4096, 0);
+		expect_hint(1, 4096 * 3, 4096, 0);
+		expect_hint(2, 4096 * 4, PMD_VQ_HINT_SPLIT_BYTES, 0);
+		expect_hint(3, 4096 * 4 + PMD_VQ_HINT_SPLIT_BYTES, 4096 - PMD_VQ_HINT_SPLIT_BYTES,
+			    1);
+		expect_hint(4, 4096 * 5, PMD_VQ_HINT_SPLIT_BYTES, 1);
+		expect_hint(5, 4096 * 5 + PMD_VQ_HINT_SPLIT_BYTES, 4096 - PMD_VQ_HINT_SPLIT_BYTES,
+			    2);
+		cr_assert_eq(fm.npf, 6, "lap %u: %u hints", lap, fm.npf);
+	}
+	cr_assert_not(q->broken);
+}
+
+/* Chain 1 rewritten while chain 0 is served (a driver breaking the rules). */
+static void rewrite_chain_1(struct fake_model *m, void *arg)
+{
+	struct vring_packed_desc tbl[3];
+	uint16_t f = avail_flags(true);
+
+	(void)arg;
+	if (m->calls != 1)
+		return;
+	/* positions 3..5: a 2-descriptor flush (id 1), then an indirect read (id 5) */
+	*(struct virtio_blk_outhdr *)fg_host(&g, hdr_gpa(1)) =
+	    (struct virtio_blk_outhdr){.type = VIRTIO_BLK_T_FLUSH};
+	ring[4] = (struct vring_packed_desc){
+	    .addr = status_gpa(1), .len = 1, .id = 1, .flags = (uint16_t)(VRING_DESC_F_WRITE | f)};
+	req_descs(tbl, 5, VIRTIO_BLK_T_IN, 96, FG_REQ_DATA(5), 4096);
+	tbl[1].flags = VRING_DESC_F_WRITE;
+	memcpy(fg_host(&g, IND_GPA), tbl, sizeof(tbl));
+	ring[5] = (struct vring_packed_desc){.addr = IND_GPA,
+					     .len = sizeof(tbl),
+					     .id = 5,
+					     .flags = (uint16_t)(VRING_DESC_F_INDIRECT | f)};
+	drv.num[1] = 2;
+	drv.num[5] = 1;
+}
+
+/*
+ * Chains rewritten after the look-ahead walked them: only hints go wrong;
+ * every chain is served as it is when its turn comes, in ring order, and
+ * the look-ahead starts over where the ring really is.
+ */
+Test(vqp, look_ahead_survives_chains_rewritten_behind_it)
+{
+	static const uint16_t order[] = {0, 1, 5, 2, 3, 4};
+	static const uint64_t offs[] = {4096, 0, 96 * 512, 4096 * 3, 4096 * 4, 4096 * 5};
+
+	use_pf_model();
+	make_q(true, -1);
+	for (uint16_t k = 0; k < 5; k++)
+		post_rw(k, VIRTIO_BLK_T_IN, 8 * (k + 1));
+	fm.on_submit = rewrite_chain_1;
+	cr_assert_eq(pmd_vq_sweep(q, 1, &scratch), 6);
+	cr_assert_not(q->broken);
+	for (unsigned k = 0; k < 6; k++) {
+		expect_used(order[k], order[k] == 1 ? 1 : 4097);
+		cr_assert_eq(status_of(order[k]), VIRTIO_BLK_S_OK, "id %u", order[k]);
+		if (order[k] != 1)
+			cr_assert_eq(fm.req[k].offset, offs[k], "submit %u", k);
+	}
+	cr_assert_eq(fm.req[1].op, FM_OP_FLUSH);
+	cr_assert_eq(q->last_avail, 15);
+	/* a read after the rewrite that the look-ahead walked afresh was hinted whole */
+	cr_assert_eq(fm.req[5].flags, FM_REQ_PREFETCHED);
+}
+
+/* Records, at the third submit, which used descriptors the driver could see. */
+static bool seen_at_third[2];
+static void look_at_used(struct fake_model *m, void *arg)
+{
+	(void)arg;
+	if (m->calls != 3)
+		return;
+	seen_at_third[0] = pmd_packed_desc_avail(ring[0].flags, true) == false &&
+			   !!(ring[0].flags & PMD_PACKED_F_USED);
+	seen_at_third[1] = !!(ring[3].flags & PMD_PACKED_F_USED);
+}
+
+/*
+ * A sweep's used descriptors are published together: the first one's flags
+ * are stored last, so the driver (which reads used descriptors in ring
+ * order) sees none of them before the batch is whole; at the sweep's end
+ * all are there.  With inflight tracking each is published at once.
+ */
+Test(vqp, used_descriptors_published_as_one_batch)
+{
+	post_rw(0, VIRTIO_BLK_T_IN, 0);
+	post_rw(1, VIRTIO_BLK_T_IN, 8);
+	post_rw(2, VIRTIO_BLK_T_IN, 16);
+	make_q(true, -1);
+	fm.on_submit = look_at_used;
+	cr_assert_eq(pmd_vq_sweep(q, 1, &scratch), 3);
+	cr_assert_not(seen_at_third[0], "the batch's first used descriptor was published early");
+	cr_assert(seen_at_third[1], "later used descriptors are written in place at once");
+	expect_used(0, 4097);
+	expect_used(1, 4097);
+	expect_used(2, 4097);
+}
