@@ -6,7 +6,7 @@
  * slot is published by storing its end last (release) and retired by
  * clearing its end first, so the handler (acquire) never sees a half-made
  * slot.  The handler calls only async-signal-safe functions (mmap, write,
- * sigaction, raise).
+ * sigaction, raise, gettid).
  */
 #include <errno.h>
 #include <limits.h>
@@ -28,6 +28,10 @@ struct mf_slot {
 };
 
 static struct mf_slot slots[PMD_MEMFAULT_SLOTS];
+/* The window (pmd_memfault_window_open): its thread (0: closed), page mask and faults. */
+static pid_t window_tid;
+static uintptr_t window_mask;
+static unsigned window_faults;
 static int event_fd = -1;
 static struct sigaction prev_act;
 
@@ -79,16 +83,53 @@ static void mf_pass_on(int sig, siginfo_t *si, void *uc)
 		raise(SIGBUS);
 }
 
+/*
+ * A fault on the thread of an open window, past the end of a file (the only
+ * file mapping that thread touches there is the one it is making): patched
+ * like a slot's, counted for pmd_memfault_window_close().
+ */
+static bool mf_window_patch(const siginfo_t *si)
+{
+	uintptr_t page, mask = __atomic_load_n(&window_mask, __ATOMIC_RELAXED);
+
+	if (si->si_code != BUS_ADRERR || __atomic_load_n(&window_tid, __ATOMIC_ACQUIRE) != gettid())
+		return false;
+	page = (uintptr_t)si->si_addr & ~mask;
+	if (mmap((void *)page, mask + 1, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
+		return false;
+	__atomic_fetch_add(&window_faults, 1, __ATOMIC_RELAXED);
+	return true;
+}
+
 static void mf_on_sigbus(int sig, siginfo_t *si, void *uc)
 {
 	int saved = errno;
 	struct mf_slot *s = NULL;
+	bool patched = false;
 
-	if (si != NULL && si->si_code > 0)
+	if (si != NULL && si->si_code > 0) {
 		s = mf_lookup((uintptr_t)si->si_addr);
-	if (s == NULL || !mf_patch(s, (uintptr_t)si->si_addr))
+		patched = s != NULL ? mf_patch(s, (uintptr_t)si->si_addr) : mf_window_patch(si);
+	}
+	if (!patched)
 		mf_pass_on(sig, si, uc);
 	errno = saved;
+}
+
+void pmd_memfault_window_open(size_t page)
+{
+	__atomic_store_n(&window_faults, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&window_mask, (uintptr_t)(page != 0 ? page : 4096) - 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&window_tid, gettid(), __ATOMIC_RELEASE);
+}
+
+unsigned pmd_memfault_window_close(void)
+{
+	if (__atomic_load_n(&window_tid, __ATOMIC_RELAXED) != gettid())
+		return 0;
+	__atomic_store_n(&window_tid, 0, __ATOMIC_RELEASE);
+	return __atomic_exchange_n(&window_faults, 0, __ATOMIC_RELAXED);
 }
 
 int pmd_memfault_init(void)

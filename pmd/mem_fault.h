@@ -72,6 +72,22 @@ struct pmd_memfault {
 /* The next mapping that faulted since the last call (its mark is cleared); false: none. */
 bool pmd_memfault_take(struct pmd_memfault *f);
 
+/*
+ * A window on the calling thread, for a mapping femud cannot register
+ * because another library makes it and writes into it at once (rte_vhost's
+ * mmap of an inflight region for SET_INFLIGHT_FD: femud learns its address
+ * only after the message): until pmd_memfault_window_close(), a SIGBUS on
+ * this thread for an access past the end of a file (BUS_ADRERR) at an
+ * address no registered mapping covers gets an anonymous page of page bytes
+ * mapped over it, as a registered mapping's would.  Faults on other threads,
+ * or of other kinds, are not touched.  One window at a time (the control
+ * path's thread, under its lock).
+ */
+void pmd_memfault_window_open(size_t page);
+
+/* Close the calling thread's window; the faults it patched (0: none, or no window open). */
+unsigned pmd_memfault_window_close(void);
+
 /* The SIGBUS handler's lookup (for tests): is addr in a registered mapping? */
 bool pmd_memfault_covers(const void *addr);
 

@@ -574,6 +574,15 @@ static void queues_start_waiting(void)
 /* ---- guest memory faults (pmd/mem_fault.h) ---- */
 
 /* c's guest memory raised SIGBUS (its file shrank): stop its queues (ctl_lock held). */
+/* c's guest memory, inflight region or log faulted: stop it, close it at its next message. */
+static void conn_mem_broken(struct pmd_conn *c)
+{
+	c->mem_broken = true;
+	c->restart_mask = 0;
+	conn_release(c, UINT64_MAX);
+	queue_stop_all(c, NULL);
+}
+
 static void memfault_handle(const struct pmd_memfault *f)
 {
 	struct pmd_conn *c = conn_of_vid(f->owner);
@@ -593,10 +602,42 @@ static void memfault_handle(const struct pmd_memfault *f)
 		": its file shrank under femud; queues stopped, connection closed at its next "
 		"message",
 		c->dev->path, what, f->offset);
-	c->mem_broken = true;
-	c->restart_mask = 0;
-	conn_release(c, UINT64_MAX);
-	queue_stop_all(c, NULL);
+	conn_mem_broken(c);
+}
+
+/*
+ * SET_INFLIGHT_FD: rte_vhost maps the region and writes into it before
+ * femud learns where (the post hook registers it), so a file shrunk after
+ * femud's size check would fault inside rte_vhost; a SIGBUS window on its
+ * thread covers that stretch (mem_fault.h).  The connection it was opened
+ * for, -1: none.
+ */
+static int inflight_window_vid = -1;
+
+static void inflight_window_open(struct pmd_conn *c)
+{
+	inflight_window_vid = c->vid;
+	pmd_memfault_window_open(c->inflight_page);
+}
+
+/* Close the window (at the post hook, or at the next message if rte_vhost failed the message). */
+static void inflight_window_close(void)
+{
+	struct pmd_conn *c;
+	unsigned n;
+
+	if (inflight_window_vid < 0)
+		return;
+	n = pmd_memfault_window_close();
+	c = conn_of_vid(inflight_window_vid);
+	inflight_window_vid = -1;
+	if (n == 0 || c == NULL || c->mem_broken)
+		return;
+	PMD_LOG(WARNING,
+		"%s: the inflight region faulted (SIGBUS) while rte_vhost mapped it: its file "
+		"shrank under femud; queues stopped, connection closed at its next message",
+		c->dev->path);
+	conn_mem_broken(c);
 }
 
 /*
@@ -940,6 +981,7 @@ static enum rte_vhost_msg_result pre_msg_run(int vid, void *arg)
 	struct pmd_blk *dev;
 
 	pthread_mutex_lock(&ctl_lock);
+	inflight_window_close();
 	c = conn_of_vid(vid);
 	if (c == NULL) {
 		pthread_mutex_unlock(&ctl_lock);
@@ -1009,6 +1051,8 @@ static enum rte_vhost_msg_result pre_msg_run(int vid, void *arg)
 		if (r == RTE_VHOST_MSG_RESULT_NOT_HANDLED) {
 			queue_stop_all(c, &c->restart_mask);
 			inflight_unwatch(c);
+			if (msg->request == VHU_SET_INFLIGHT_FD)
+				inflight_window_open(c);
 		}
 		break;
 	case VHU_SET_VRING_CALL:
@@ -1062,6 +1106,7 @@ static enum rte_vhost_msg_result post_msg_run(int vid, void *arg)
 	uint16_t qid;
 
 	pthread_mutex_lock(&ctl_lock);
+	inflight_window_close();
 	c = conn_of_vid(vid);
 	if (c == NULL) {
 		pthread_mutex_unlock(&ctl_lock);

@@ -5,11 +5,14 @@
  * access completes, the fault is reported once with its owner, region and
  * offset, and the eventfd wakes the control side); a SIGBUS anywhere else
  * (not registered, or unregistered) still kills the process; an owner's
- * mappings are forgotten all at once or by tag range (guest memory, inflight).
+ * mappings are forgotten all at once or by tag range (guest memory, inflight);
+ * a window on one thread patches a fault in a mapping nobody registered and
+ * leaves other threads and closed windows alone.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -134,4 +137,53 @@ Test(mem_fault, unregister_by_tag_range_keeps_the_other_mappings)
 	cr_assert_not(pmd_memfault_covers(inflight));
 	pmd_memfault_unregister(4);
 	cr_assert_not(pmd_memfault_covers(guest));
+}
+
+/*
+ * A window on this thread covers a mapping nobody registered (rte_vhost's
+ * own mapping of an inflight region while it handles SET_INFLIGHT_FD): the
+ * cut page is patched, the access completes, the close counts it; nothing
+ * is reported through the eventfd (the window's owner acts on the count).
+ */
+Test(mem_fault, window_patches_a_fault_on_its_thread)
+{
+	shrunk_mapping();
+	pmd_memfault_window_open(PG);
+	map[2 * PG + 1] = 9; /* rte_vhost's write of desc_num */
+	cr_assert_eq(map[3 * PG], 0);
+	cr_assert_eq(map[0], 0x5a);
+	cr_assert_eq(pmd_memfault_window_close(), 2, "two cut pages patched");
+	cr_assert_eq(pmd_memfault_window_close(), 0, "closed once");
+	cr_assert(!event_pending());
+	munmap((void *)map, 4 * PG);
+	close(fd);
+}
+
+static void *touch_cut_page(void *arg)
+{
+	(void)arg;
+	(void)map[2 * PG];
+	return NULL;
+}
+
+/* A fault on another thread while the window is open is not the window's: it kills. */
+Test(mem_fault, window_leaves_other_threads_alone, .signal = SIGBUS)
+{
+	pthread_t t;
+
+	shrunk_mapping();
+	pmd_memfault_window_open(PG);
+	cr_assert_eq(pthread_create(&t, NULL, touch_cut_page, NULL), 0);
+	pthread_join(t, NULL);
+	cr_assert_fail("no SIGBUS");
+}
+
+/* After the window closes a fault on the same thread kills again. */
+Test(mem_fault, window_closed_kills, .signal = SIGBUS)
+{
+	shrunk_mapping();
+	pmd_memfault_window_open(PG);
+	cr_assert_eq(pmd_memfault_window_close(), 0);
+	(void)map[2 * PG];
+	cr_assert_fail("no SIGBUS");
 }
