@@ -48,15 +48,20 @@ static struct mf_slot *mf_lookup(uintptr_t a)
 	return NULL;
 }
 
-/* Put a zeroed anonymous page over the faulting one; true when done. */
+/* Map a zeroed anonymous page (mask + 1 bytes) over the one holding a; true when done. */
+static bool mf_zero_page(uintptr_t a, uintptr_t mask)
+{
+	return mmap((void *)(a & ~mask), mask + 1, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != MAP_FAILED;
+}
+
+/* Put a zeroed page over the faulting one of slot s and report it; true when done. */
 static bool mf_patch(struct mf_slot *s, uintptr_t a)
 {
-	uintptr_t page = a & ~s->mask;
 	uint64_t one = 1;
 	uintptr_t none = 0;
 
-	if (mmap((void *)page, s->mask + 1, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
+	if (!mf_zero_page(a, s->mask))
 		return false;
 	__atomic_compare_exchange_n(&s->fault, &none, a, false, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
 	if (write(event_fd, &one, sizeof(one)) != sizeof(one)) {
@@ -90,13 +95,9 @@ static void mf_pass_on(int sig, siginfo_t *si, void *uc)
  */
 static bool mf_window_patch(const siginfo_t *si)
 {
-	uintptr_t page, mask = __atomic_load_n(&window_mask, __ATOMIC_RELAXED);
-
-	if (si->si_code != BUS_ADRERR || __atomic_load_n(&window_tid, __ATOMIC_ACQUIRE) != gettid())
-		return false;
-	page = (uintptr_t)si->si_addr & ~mask;
-	if (mmap((void *)page, mask + 1, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
+	if (si->si_code != BUS_ADRERR ||
+	    __atomic_load_n(&window_tid, __ATOMIC_ACQUIRE) != gettid() ||
+	    !mf_zero_page((uintptr_t)si->si_addr, __atomic_load_n(&window_mask, __ATOMIC_RELAXED)))
 		return false;
 	__atomic_fetch_add(&window_faults, 1, __ATOMIC_RELAXED);
 	return true;

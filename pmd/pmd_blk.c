@@ -573,7 +573,6 @@ static void queues_start_waiting(void)
 
 /* ---- guest memory faults (pmd/mem_fault.h) ---- */
 
-/* c's guest memory raised SIGBUS (its file shrank): stop its queues (ctl_lock held). */
 /* c's guest memory, inflight region or log faulted: stop it, close it at its next message. */
 static void conn_mem_broken(struct pmd_conn *c)
 {
@@ -583,6 +582,7 @@ static void conn_mem_broken(struct pmd_conn *c)
 	queue_stop_all(c, NULL);
 }
 
+/* c's guest memory raised SIGBUS (its file shrank): stop its queues (ctl_lock held). */
 static void memfault_handle(const struct pmd_memfault *f)
 {
 	struct pmd_conn *c = conn_of_vid(f->owner);

@@ -360,16 +360,7 @@ static void vq_prefetch(struct pmd_vq *q, uint16_t idx, bool split)
 	else if (!pmd_chain_peek(q->mem, &ring, ld16(&q->avail->ring[idx & q->mask]), &h))
 		return;
 	s->idx = idx;
-	if (split && h.type == VIRTIO_BLK_T_IN && h.data_len > PMD_VQ_HINT_SPLIT_BYTES) {
-		/* field by field: a struct copy loads h wider than it was stored (no forwarding) */
-		s->rest.type = h.type;
-		s->rest.sector = h.sector + PMD_VQ_HINT_SPLIT_BYTES / 512;
-		s->rest.data_len = h.data_len - PMD_VQ_HINT_SPLIT_BYTES;
-		s->state = PMD_VQ_HINT_FIRST;
-		h.data_len = PMD_VQ_HINT_SPLIT_BYTES;
-	} else {
-		s->state = h.type == VIRTIO_BLK_T_IN ? PMD_VQ_HINT_WHOLE : PMD_VQ_HINT_NONE;
-	}
+	pmd_vq_hint_note(s, &h, split);
 	vq_hint(q, &h);
 }
 

@@ -313,6 +313,19 @@ enum pmd_chain_result pmd_chain_parse_packed_walk(struct rte_vhost_memory *mem,
 }
 
 /*
+ * The host address of a chain's header for a hint: its first descriptor
+ * (addr, len, flags) readable, holding all 16 bytes in one guest memory
+ * region; NULL otherwise.
+ */
+static inline __attribute__((always_inline)) const volatile struct virtio_blk_outhdr *
+chain_hint_hdr(struct rte_vhost_memory *mem, uint64_t addr, uint32_t len, uint16_t flags)
+{
+	if (len < PMD_BLK_HDR_SIZE || (flags & VRING_DESC_F_WRITE))
+		return NULL;
+	return (const struct virtio_blk_outhdr *)pmd_chain_xlate(mem, addr, PMD_BLK_HDR_SIZE);
+}
+
+/*
  * Where the header and the descriptor after it are, for the chain whose
  * first descriptor d lies in tbl (tbl_size entries); false when the header
  * cannot be read (t->next is set either way).  The one set of rules
@@ -324,10 +337,7 @@ chain_locate(struct rte_vhost_memory *mem, const struct vring_desc *tbl, uint32_
 	     const struct vring_desc *d, struct pmd_chain_touched *t)
 {
 	t->next = (d->flags & VRING_DESC_F_NEXT) && d->next < tbl_size ? &tbl[d->next] : NULL;
-	t->hdr = NULL;
-	if (d->len < PMD_BLK_HDR_SIZE || (d->flags & VRING_DESC_F_WRITE))
-		return false;
-	t->hdr = (const struct virtio_blk_outhdr *)pmd_chain_xlate(mem, d->addr, PMD_BLK_HDR_SIZE);
+	t->hdr = chain_hint_hdr(mem, d->addr, d->len, d->flags);
 	return t->hdr != NULL;
 }
 
@@ -394,15 +404,12 @@ uint16_t pmd_chain_touch_packed(struct rte_vhost_memory *mem, const struct pmd_c
 		d = pmd_chain_pdesc_read(ring->desc, pos);
 		if (!pmd_packed_desc_avail(d.flags, wrap))
 			return 0;
-		if (n == 0 && !(d.flags & (VRING_DESC_F_INDIRECT | VRING_DESC_F_WRITE)) &&
-		    d.len >= PMD_BLK_HDR_SIZE) {
-			t->hdr = (const struct virtio_blk_outhdr *)pmd_chain_xlate(
-			    mem, d.addr, PMD_BLK_HDR_SIZE);
+		if (n == 0 && !(d.flags & VRING_DESC_F_INDIRECT)) {
+			t->hdr = chain_hint_hdr(mem, d.addr, d.len, d.flags);
 			if (t->hdr != NULL)
 				rte_prefetch0((const void *)t->hdr);
 		} else if (n == 1) {
-			/* the length sits where a split descriptor has it (asserted in the header)
-			 */
+			/* its length lies where a split descriptor's does (vq_chain.h) */
 			t->next = (const struct vring_desc *)&ring->desc[pos];
 		}
 		n++;

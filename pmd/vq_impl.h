@@ -96,6 +96,27 @@ enum pmd_vq_hint_state {
 	PMD_VQ_HINT_TOUCHED,  /* nothing yet; where its header is, from the touch */
 };
 
+/*
+ * Note in slot s what a data hint of h will cover: with split, a read longer
+ * than PMD_VQ_HINT_SPLIT_BYTES is cut to its first part (h trimmed, the rest
+ * kept in the slot: PMD_VQ_HINT_FIRST); else a read whole
+ * (PMD_VQ_HINT_WHOLE) or nothing to hand over (PMD_VQ_HINT_NONE).
+ */
+static inline void pmd_vq_hint_note(struct pmd_vq_hint_slot *s, struct pmd_chain_hint *h,
+				    bool split)
+{
+	if (split && h->type == VIRTIO_BLK_T_IN && h->data_len > PMD_VQ_HINT_SPLIT_BYTES) {
+		/* field by field: a struct copy loads h wider than it was stored (no forwarding) */
+		s->rest.type = h->type;
+		s->rest.sector = h->sector + PMD_VQ_HINT_SPLIT_BYTES / 512;
+		s->rest.data_len = h->data_len - PMD_VQ_HINT_SPLIT_BYTES;
+		s->state = PMD_VQ_HINT_FIRST;
+		h->data_len = PMD_VQ_HINT_SPLIT_BYTES;
+	} else {
+		s->state = h->type == VIRTIO_BLK_T_IN ? PMD_VQ_HINT_WHOLE : PMD_VQ_HINT_NONE;
+	}
+}
+
 /* Stop serving q (logged once with why): a broken queue takes no request. */
 void pmd_vq_break(struct pmd_vq *q, const char *why);
 

@@ -235,16 +235,7 @@ static void vqp_hint(struct pmd_vq *q, struct pmd_vq_hint_slot *s, bool split)
 	struct pmd_chain_hint h;
 
 	pmd_chain_peek_touched(&s->touched, &h);
-	if (split && h.type == VIRTIO_BLK_T_IN && h.data_len > PMD_VQ_HINT_SPLIT_BYTES) {
-		/* field by field: a struct copy loads h wider than it was stored (no forwarding) */
-		s->rest.type = h.type;
-		s->rest.sector = h.sector + PMD_VQ_HINT_SPLIT_BYTES / 512;
-		s->rest.data_len = h.data_len - PMD_VQ_HINT_SPLIT_BYTES;
-		s->state = PMD_VQ_HINT_FIRST;
-		h.data_len = PMD_VQ_HINT_SPLIT_BYTES;
-	} else {
-		s->state = h.type == VIRTIO_BLK_T_IN ? PMD_VQ_HINT_WHOLE : PMD_VQ_HINT_NONE;
-	}
+	pmd_vq_hint_note(s, &h, split);
 	pmd_blk_req_prefetch(q->target, &h);
 }
 
