@@ -193,4 +193,11 @@ void pmd_blk_model_call(struct pmd_blk *dev, void (*fn)(void *arg), void *arg);
  */
 int pmd_sock_path_claim(const char *path, char *err, size_t errlen);
 
+/*
+ * The directory of the inflight regions femud makes (pmd/inflight_file.h;
+ * default /dev/shm, a tmpfs that outlives femud): set before devices are
+ * created; dir must outlive them.
+ */
+void pmd_set_inflight_dir(const char *dir);
+
 #endif /* PMD_H */

@@ -46,6 +46,7 @@
 
 #include "pmd/blk_config.h"
 #include "pmd/ctl_watch.h"
+#include "pmd/inflight_file.h"
 #include "pmd/mem_fault.h"
 #include "pmd/pmd.h"
 #include "pmd/pmd_log.h"
@@ -77,6 +78,7 @@ struct pmd_blk {
 	bool registered;
 	unsigned rr_base; /* first poller of the round robin */
 	struct pmd_blk_stats stats;
+	struct pmd_iff_orphans orphans; /* inflight files an earlier femud left */
 };
 
 /*
@@ -97,6 +99,12 @@ struct pmd_conn {
 	bool inflight_new;	 /* the mapped region is that file: no earlier backend used it */
 	dev_t inflight_made_dev;
 	ino_t inflight_made_ino;
+	struct pmd_iff *iff_made; /* the named file femud made at GET_INFLIGHT_FD */
+	struct pmd_iff *iff;	  /* the named file c's region is (femud's), or NULL */
+	pid_t pid;		  /* its frontend process (SO_PEERCRED), 0: unknown */
+	uint64_t adopted;	  /* queues whose area came from an orphan (inflight_file.h) */
+	uint16_t set_base[PMD_MAX_QUEUES]; /* the frontend's last SET_VRING_BASE */
+	uint64_t ring_gpa[PMD_MAX_QUEUES]; /* its last SET_VRING_ADDR log address */
 	bool superseded;  /* a newer connection took over its rings: no queue starts again */
 	int sock_fd;	  /* its accepted socket (from the connect hook), -1: unknown */
 	uint64_t claimed; /* queues it drives: started, and not given back (queue_claim) */
@@ -107,6 +115,7 @@ struct pmd_conn {
 };
 
 static pthread_mutex_t ctl_lock = PTHREAD_MUTEX_INITIALIZER;
+static const char *iff_dir = PMD_IFF_DIR; /* inflight files (inflight_file.h) */
 static struct pmd_blk *devs[PMD_MAX_DEVS];
 static struct pmd_conn *by_vid[PMD_MAX_VID];
 static unsigned rr_next;
@@ -229,7 +238,7 @@ static bool queue_setup_inflight(struct pmd_conn *c, uint16_t qid, struct pmd_vq
 		uint16_t la, lu;
 
 		s->inflight_packed = ri.inflight_packed;
-		if (c->inflight_new) {
+		if (c->inflight_new && !(c->adopted & (1ULL << qid))) {
 			/*
 			 * A region made on this connection (a first start, or a
 			 * migration destination): the vring base is the ring's
@@ -553,6 +562,8 @@ static void queue_start(struct pmd_conn *c, uint16_t qid)
 		return;
 	}
 	c->claimed |= 1ULL << qid;
+	if (s.inflight && c->iff != NULL)
+		pmd_iff_queue_started(c->iff, qid, c->set_base[qid], c->ring_gpa[qid]);
 	queue_replays_taken(c, qid, &s, list);
 }
 
@@ -903,6 +914,103 @@ static void inflight_made(struct pmd_conn *c, void *ctx)
 }
 
 /*
+ * SET_INFLIGHT_FD of fd: the named file c's region is from now on: the one
+ * femud made for it, one an earlier femud made (its frontend brought it back
+ * after femud's restart; it keeps its name), or none (a file of the
+ * frontend's own).  Files c no longer uses go.
+ */
+static void inflight_file_bind(struct pmd_conn *c, int fd)
+{
+	struct pmd_iff *f = NULL;
+
+	if (pmd_iff_is(c->iff, fd))
+		return;
+	if (pmd_iff_is(c->iff_made, fd)) {
+		f = c->iff_made;
+	} else {
+		f = pmd_iff_orphan_reclaim(&c->dev->orphans, fd);
+		if (f != NULL) {
+			pmd_iff_set_frontend(f, c->pid);
+			PMD_LOG(INFO, "%s (connection %d): its frontend brought back %s",
+				c->dev->path, c->vid, pmd_iff_name(f));
+		}
+	}
+	if (c->iff != NULL && c->iff != c->iff_made)
+		pmd_iff_close(c->iff, true);
+	if (c->iff_made != NULL && c->iff_made != f) {
+		pmd_iff_close(c->iff_made, true);
+		c->iff_made = NULL;
+	}
+	c->iff = f;
+	c->adopted = 0;
+}
+
+/*
+ * GET_INFLIGHT_FD answered by femud (once inflight_msg_check passed it): the
+ * region is a named file (inflight_file.h), so that a femud started after
+ * this one dies finds a packed ring's position there.  When the file cannot
+ * be made, rte_vhost makes its own (an unnamed memfd).
+ */
+static enum rte_vhost_msg_result inflight_get(struct pmd_conn *c, void *ctx, int *reply_fd)
+{
+	struct vhu_msg *msg = ctx;
+	int fds[VHU_MAX_FDS];
+	struct pmd_iff *f = NULL;
+	uint64_t size = 0;
+	int fd = -1, rc;
+
+	if (pmd_vhu_fds(ctx, fds) != 0)
+		return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
+	rc = pmd_iff_make(iff_dir, c->dev->path, c->pid, conn_packed(c),
+			  msg->payload.inflight.num_queues, msg->payload.inflight.queue_size, &f,
+			  &fd, &size);
+	if (rc != 0) {
+		PMD_LOG(WARNING,
+			"%s: inflight region not made in %s (%s); rte_vhost makes one, which a "
+			"femud restarted during a live migration cannot find",
+			c->dev->path, iff_dir, strerror(-rc));
+		return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
+	}
+	if (c->iff_made != c->iff)
+		pmd_iff_close(c->iff_made, true);
+	c->iff_made = f;
+	msg->payload.inflight.mmap_size = size;
+	msg->payload.inflight.mmap_offset = 0;
+	msg->size = sizeof(msg->payload.inflight);
+	*reply_fd = fd;
+	return RTE_VHOST_MSG_RESULT_REPLY;
+}
+
+/*
+ * Before rte_vhost reads queue qid's inflight area (SET_VRING_KICK): a
+ * packed queue that starts on a new region of femud's takes over the area
+ * an earlier femud left for the same ring, whose frontend never learned
+ * the position (inflight_file.h).
+ */
+static void inflight_adopt(struct pmd_conn *c, uint16_t qid)
+{
+	char from[PATH_MAX];
+	int rc;
+
+	if (qid >= PMD_MAX_QUEUES || c->vq[qid] != NULL || c->iff == NULL || !c->inflight_new ||
+	    (c->adopted & (1ULL << qid)) || c->dev->orphans.n == 0 || !conn_packed(c))
+		return;
+	rc = pmd_iff_adopt(&c->dev->orphans, c->iff, qid, c->pid, c->set_base[qid],
+			   c->ring_gpa[qid], from, sizeof(from));
+	if (rc == 1) {
+		c->adopted |= 1ULL << qid;
+		PMD_LOG(NOTICE,
+			"%s queue %u (connection %d): takes the ring's position and its requests "
+			"in flight from %s, left by an earlier femud (its frontend never learned "
+			"them)",
+			c->dev->path, qid, c->vid, from);
+	} else if (rc < 0) {
+		PMD_LOG(WARNING, "%s queue %u (connection %d): cannot read %s: %s", c->dev->path,
+			qid, c->vid, from, strerror(-rc));
+	}
+}
+
+/*
  * GET/SET_INFLIGHT_FD before rte_vhost allocates or maps the region: sizes
  * the device can have, and for SET a file that backs every queue's area
  * (rte_vhost writes into them at once, and reads them at SET_VRING_KICK).
@@ -927,6 +1035,7 @@ static enum rte_vhost_msg_result inflight_msg_check(struct pmd_conn *c, void *ct
 		c->inflight_new = c->inflight_made && n > 0 && fstat(fds[0], &st) == 0 &&
 				  st.st_dev == c->inflight_made_dev &&
 				  st.st_ino == c->inflight_made_ino;
+		inflight_file_bind(c, n > 0 ? fds[0] : -1);
 		c->inflight_qsize = msg->payload.inflight.queue_size;
 		c->inflight_size = msg->payload.inflight.mmap_size;
 		c->inflight_page = map_page_of(n > 0 ? fds[0] : -1);
@@ -977,6 +1086,7 @@ static enum rte_vhost_msg_result pre_msg_run(int vid, void *arg)
 	struct vhu_msg *msg = arg;
 	enum rte_vhost_msg_result r = RTE_VHOST_MSG_RESULT_NOT_HANDLED;
 	const char *why_close = NULL; /* the connection must go: why */
+	int reply_fd = -1;	      /* sent with femud's reply (stays femud's) */
 	struct pmd_conn *c;
 	struct pmd_blk *dev;
 
@@ -1024,6 +1134,10 @@ static enum rte_vhost_msg_result pre_msg_run(int vid, void *arg)
 	case VHU_GET_VRING_BASE:
 		if (msg->payload.state.index < PMD_MAX_QUEUES) {
 			queue_stop(c, (uint16_t)msg->payload.state.index);
+			/* the reply tells the frontend the position */
+			if (c->iff != NULL)
+				pmd_iff_queue_returned(c->iff, (uint16_t)msg->payload.state.index);
+			c->adopted &= ~(1ULL << msg->payload.state.index);
 			/* the frontend took the queue's index: another one may drive it now */
 			conn_release(c, 1ULL << msg->payload.state.index);
 		}
@@ -1048,6 +1162,8 @@ static enum rte_vhost_msg_result pre_msg_run(int vid, void *arg)
 	case VHU_SET_INFLIGHT_FD:
 		/* rte_vhost unmaps the previous inflight region for both */
 		r = inflight_msg_check(c, arg);
+		if (r == RTE_VHOST_MSG_RESULT_NOT_HANDLED && msg->request == VHU_GET_INFLIGHT_FD)
+			r = inflight_get(c, arg, &reply_fd);
 		if (r == RTE_VHOST_MSG_RESULT_NOT_HANDLED) {
 			queue_stop_all(c, &c->restart_mask);
 			inflight_unwatch(c);
@@ -1058,6 +1174,12 @@ static enum rte_vhost_msg_result pre_msg_run(int vid, void *arg)
 	case VHU_SET_VRING_CALL:
 	case VHU_SET_VRING_KICK:
 		r = notify_msg_check(c, arg);
+		if (r == RTE_VHOST_MSG_RESULT_NOT_HANDLED && msg->request == VHU_SET_VRING_KICK)
+			inflight_adopt(c, (uint16_t)(msg->payload.u64 & VHU_VRING_IDX_MASK));
+		break;
+	case VHU_SET_VRING_BASE:
+		if (msg->payload.state.index < PMD_MAX_QUEUES)
+			c->set_base[msg->payload.state.index] = (uint16_t)msg->payload.state.num;
 		break;
 	case VHU_SET_LOG_BASE:
 		/* rte_vhost unmaps the previous log, which logging queues write */
@@ -1072,6 +1194,8 @@ static enum rte_vhost_msg_result pre_msg_run(int vid, void *arg)
 			queue_stop_all(c, &c->restart_mask);
 		break;
 	case VHU_SET_VRING_ADDR:
+		if (msg->payload.addr.index < PMD_MAX_QUEUES)
+			c->ring_gpa[msg->payload.addr.index] = msg->payload.addr.log;
 		/*
 		 * rte_vhost re-translates a running ring's addresses without a
 		 * vring disable: stop the queue here, restart it on the new
@@ -1094,6 +1218,8 @@ static enum rte_vhost_msg_result pre_msg_run(int vid, void *arg)
 	/* rte_vhost closes the fds of a message only when nobody handled it */
 	if (r != RTE_VHOST_MSG_RESULT_NOT_HANDLED)
 		pmd_vhu_fds_close(arg);
+	if (reply_fd >= 0)
+		pmd_vhu_fd_reply(arg, reply_fd);
 	pthread_mutex_unlock(&ctl_lock);
 	return r;
 }
@@ -1181,6 +1307,17 @@ void pmd_set_connect_hook(pmd_connect_hook_t fn, void *arg)
 	connect_hook = fn;
 }
 
+/* The process at the other end of a frontend's socket, 0 when unknown. */
+static pid_t conn_peer_pid(int sock_fd)
+{
+	struct ucred cr;
+	socklen_t len = sizeof(cr);
+
+	if (sock_fd < 0 || getsockopt(sock_fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) != 0)
+		return 0;
+	return cr.pid;
+}
+
 static int on_new_connection_run(int vid)
 {
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
@@ -1207,6 +1344,7 @@ static int on_new_connection_run(int vid)
 		c->dev = dev;
 		c->vid = vid;
 		c->sock_fd = sock_fd;
+		c->pid = conn_peer_pid(sock_fd);
 		if (sock_fd >= 0 && pmd_guard_sock_bound_reads(sock_fd) != 0)
 			PMD_LOG(WARNING, "%s: cannot bound the wait for a message's payload: %s",
 				path, strerror(errno));
@@ -1231,10 +1369,17 @@ static int on_new_connection(int vid)
 	return r;
 }
 
-/* Stop every queue of a connection and forget it (ctl_lock held). */
-static void conn_drop(struct pmd_conn *c)
+/*
+ * Stop every queue of a connection and forget it (ctl_lock held).  Its
+ * named inflight file goes too, unless femud closes (not the frontend) while
+ * a queue's position is known to femud only: a later femud may need it.
+ */
+static void conn_drop(struct pmd_conn *c, bool frontend_gone)
 {
 	queue_stop_all(c, NULL);
+	if (c->iff_made != c->iff)
+		pmd_iff_close(c->iff_made, true);
+	pmd_iff_close(c->iff, frontend_gone || !pmd_iff_running(c->iff));
 	memfault_report_pending();	 /* a fault of its last sweep, logged while c is known */
 	pmd_memfault_unregister(c->vid); /* rte_vhost unmaps guest memory after this */
 	c->dev->stats.live_conns--;
@@ -1249,7 +1394,7 @@ static void on_destroy_connection_run(int vid)
 	pthread_mutex_lock(&ctl_lock);
 	c = conn_of_vid(vid);
 	if (c != NULL)
-		conn_drop(c);
+		conn_drop(c, true);
 	queues_start_waiting();
 	pthread_mutex_unlock(&ctl_lock);
 }
@@ -1346,6 +1491,11 @@ static int params_check(const struct pmd_blk_params *p, char *err, size_t errlen
 		return -EINVAL;
 	}
 	return 0;
+}
+
+void pmd_set_inflight_dir(const char *dir)
+{
+	iff_dir = dir;
 }
 
 int pmd_sock_path_claim(const char *path, char *err, size_t errlen)
@@ -1471,6 +1621,12 @@ int pmd_blk_create(const struct pmd_blk_params *params, const struct fm_model_op
 	dev->target.ops = ops;
 	dev->target.model = model;
 	pmd_blk_config_init(&dev->cfg, params);
+	if (pmd_iff_orphans_scan(iff_dir, dev->path, &dev->orphans) > 0)
+		PMD_LOG(NOTICE,
+			"%s: %u inflight region(s) left by an earlier femud with queues whose "
+			"frontend never learned their position; a queue that starts on the same "
+			"ring takes its position from them",
+			dev->path, dev->orphans.n);
 
 	pthread_mutex_lock(&ctl_lock);
 	slot = dev_slot();
@@ -1505,7 +1661,7 @@ static void dev_conns_stop(struct pmd_blk *dev, bool drop)
 		if (c == NULL || c->dev != dev)
 			continue;
 		if (drop)
-			conn_drop(c);
+			conn_drop(c, false);
 		else
 			queue_stop_all(c, NULL);
 	}
@@ -1536,6 +1692,7 @@ int pmd_blk_close(struct pmd_blk *dev, bool force)
 		if (devs[i] == dev)
 			devs[i] = NULL;
 	}
+	pmd_iff_orphans_close(&dev->orphans);
 	pthread_mutex_unlock(&ctl_lock);
 	unlink(dev->path);
 	free(dev);

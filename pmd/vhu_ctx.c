@@ -42,3 +42,16 @@ int pmd_vhu_fds_close(void *ctx)
 	}
 	return n;
 }
+
+int pmd_vhu_fd_reply(void *ctx, int fd)
+{
+	struct pmd_vhu_ctx *c = ctx;
+	int fds[VHU_MAX_FDS];
+
+	if (fd < 0 || pmd_vhu_fds(ctx, fds) != 0)
+		return -1;
+	fds[0] = fd;
+	memcpy((uint8_t *)c + offsetof(struct pmd_vhu_ctx, fds), fds, sizeof(fds));
+	c->fd_num = 1;
+	return 0;
+}

@@ -51,4 +51,11 @@ int pmd_vhu_fds(const void *ctx, int fds[VHU_MAX_FDS]);
  */
 int pmd_vhu_fds_close(void *ctx);
 
+/*
+ * Attach fd to the reply of a message femud answers itself (rte_vhost sends
+ * the fds of the context with it; fd stays the caller's).  0, or -1 (nothing
+ * done) when pmd_vhu_fds() cannot see the fd array or the message had fds.
+ */
+int pmd_vhu_fd_reply(void *ctx, int fd);
+
 #endif /* PMD_VHU_CTX_H */

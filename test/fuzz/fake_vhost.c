@@ -733,13 +733,20 @@ void fv_message(const struct fv_msg *m, struct fv_result *r)
 
 	res = conn.ext != NULL ? conn.ext->pre_msg_handle(conn.vid, &ctx)
 			       : RTE_VHOST_MSG_RESULT_NOT_HANDLED;
-	/* rte_vhost closes the fds only of messages nobody handled */
-	if (res != RTE_VHOST_MSG_RESULT_NOT_HANDLED) {
+	/*
+	 * rte_vhost closes the fds only of messages nobody handled; femud
+	 * answers GET_INFLIGHT_FD with its own file's fd (sent, still femud's)
+	 */
+	if (res == RTE_VHOST_MSG_RESULT_REPLY && m->request == VHU_GET_INFLIGHT_FD) {
+		FZ_CHECK(ctx.fd_num == 1 && fcntl(ctx.fds[0], F_GETFD) >= 0,
+			 "GET_INFLIGHT_FD answered without an open fd (%d fds)", ctx.fd_num);
+	} else if (res != RTE_VHOST_MSG_RESULT_NOT_HANDLED) {
 		FZ_CHECK(ctx.fd_num == 0, "request %u answered in the pre hook, %d fds left open",
 			 m->request, ctx.fd_num);
+	} else {
+		for (int i = 0; i < ctx.fd_num; i++)
+			close(ctx.fds[i]); /* handle() works on the originals */
 	}
-	for (int i = 0; i < ctx.fd_num; i++)
-		close(ctx.fds[i]); /* handle() works on the originals */
 	if (res == RTE_VHOST_MSG_RESULT_NOT_HANDLED) {
 		h = handle(m, r);
 		res = h < 0 ? RTE_VHOST_MSG_RESULT_ERR
@@ -770,6 +777,13 @@ void fv_message(const struct fv_msg *m, struct fv_result *r)
 
 /* ---- set-up ---- */
 
+static char iff_dir[] = "/tmp/femud-fuzz-inflight-XXXXXX";
+
+static void iff_dir_remove(void)
+{
+	rmdir(iff_dir);
+}
+
 void fv_init(unsigned queues)
 {
 	struct pmd_blk_params p = {
@@ -792,7 +806,10 @@ void fv_init(unsigned queues)
 		FZ_CHECK(file_map[f] != MAP_FAILED, "mmap");
 	}
 	event_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	FZ_CHECK(mkdtemp(dir) != NULL && event_fd >= 0, "set-up");
+	FZ_CHECK(mkdtemp(dir) != NULL && mkdtemp(iff_dir) != NULL && event_fd >= 0, "set-up");
+	/* femud's inflight files: one per GET_INFLIGHT_FD, gone with the connection */
+	pmd_set_inflight_dir(iff_dir);
+	atexit(iff_dir_remove);
 	snprintf(path, sizeof(path), "%s/blk.sock", dir);
 	p.path = path;
 	memset(&model, 0, sizeof(model));

@@ -35,10 +35,11 @@
 # QMP stop + cont, and when that does not start them either (QEMU 7.2, whose
 # destination loses its reconnect when femud dies before the switch-over)
 # a migration to a fresh QEMU, which connects anew; each step is printed.
-# GM_KEEP=DIR keeps the logs.  With --packed
-# it fails: QEMU cannot read a packed ring's position back after losing its
-# backend, and the destination's inflight region is new, so the destination
-# starts the ring at QEMU's stale position.
+# With --packed the destination's queue must start where the killed femud
+# left the ring, a position QEMU never learned (the source lost its backend
+# before the switch-over and migrates the base it last set): the restarted
+# femud takes it from the inflight file the killed one left in /dev/shm.
+# GM_KEEP=DIR keeps the logs.
 # --backend qsd runs the same migrations against qemu-storage-daemon (two
 # raw images, two exports of each: QEMUs alternate between them) to compare
 # downtimes; it skips the BlackBox and the femud checks.  GM_MIGRATIONS=10

@@ -9,9 +9,14 @@
  * file is short refused before rte_vhost maps it, and the fds of messages
  * femud answers itself closed (the hooks get rte_vhost 22.11's message
  * context, pmd/vhu_ctx.h); a second connection of the same frontend that
- * starts a queue on the same ring takes it from the old connection.
+ * starts a queue on the same ring takes it from the old connection;
+ * GET_INFLIGHT_FD answered with a named file of femud's, and a packed queue
+ * that starts on a new region taking its position from the file an earlier
+ * femud left for the same ring.
  */
 #include <criterion/criterion.h>
+#include <dirent.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -22,6 +27,7 @@
 #include "fake_guest.h"
 #include <fcntl.h>
 
+#include "pmd/inflight_file.h"
 #include "pmd/mem_fault.h"
 #include "pmd/pmd.h"
 #include "pmd/vhu_ctx.h"
@@ -53,6 +59,7 @@ static void setup(void)
 	m.base.ops = &fake_model_ops;
 	snprintf(dir, sizeof(dir), "/tmp/test_ctl.XXXXXX");
 	cr_assert_not_null(mkdtemp(dir));
+	pmd_set_inflight_dir(dir); /* femud's inflight files, beside the socket */
 	snprintf(ut_ifname, sizeof(ut_ifname), "%s/blk.sock", dir);
 	p.path = ut_ifname;
 	cr_assert_eq(pmd_blk_create(&p, &fake_model_ops, &m.base, &dev, err, sizeof(err)), 0, "%s",
@@ -991,4 +998,175 @@ Test(ctl, short_dirty_log_refused_good_one_restarts_queues)
 	cr_assert_eq(ut_ext_ops->post_msg_handle(ut_vid, &c), RTE_VHOST_MSG_RESULT_NOT_HANDLED);
 	cr_assert_not_null(ut_queue(0));
 	close(fd);
+}
+
+/* ---- inflight regions femud makes (pmd/inflight_file.h) ---- */
+
+#define PK_BASE (3 | 1u << 15) /* position 3, wrap counter 1 */
+#define PK_GPA 0x2000ull
+
+/* femud's inflight files in the test's directory. */
+static unsigned iff_files(char *last, size_t len)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	unsigned n = 0;
+
+	cr_assert_not_null(d);
+	while ((e = readdir(d)) != NULL) {
+		if (strncmp(e->d_name, PMD_IFF_PREFIX, strlen(PMD_IFF_PREFIX)) != 0)
+			continue;
+		n++;
+		if (last != NULL)
+			snprintf(last, len, "%s/%s", dir, e->d_name);
+	}
+	closedir(d);
+	return n;
+}
+
+/* GET_INFLIGHT_FD for 2 packed queues of QSZ: femud's answer (its file's fd, still femud's). */
+static int get_inflight_fd(void)
+{
+	struct pmd_vhu_ctx c;
+
+	ctx_init(&c, VHU_GET_INFLIGHT_FD);
+	c.m.msg.size = sizeof(c.m.msg.payload.inflight);
+	c.m.msg.payload.inflight.num_queues = 2;
+	c.m.msg.payload.inflight.queue_size = QSZ;
+	cr_assert_eq(ut_ext_ops->pre_msg_handle(ut_vid, &c), RTE_VHOST_MSG_RESULT_REPLY);
+	cr_assert_eq(c.fd_num, 1);
+	cr_assert(fd_open(c.fds[0]));
+	cr_assert_eq(c.m.msg.payload.inflight.mmap_size, 2 * pmd_inflight_packed_queue_bytes(QSZ));
+	cr_assert_eq(c.m.msg.payload.inflight.mmap_offset, 0);
+	cr_assert_eq(ut_ext_ops->post_msg_handle(ut_vid, &c), RTE_VHOST_MSG_RESULT_NOT_HANDLED);
+	return c.fds[0];
+}
+
+/*
+ * A packed frontend's queue 0 starts as QEMU starts it: GET/SET_INFLIGHT_FD
+ * (the region mapped as rte_vhost would), SET_VRING_BASE base, SET_VRING_ADDR
+ * with the ring at PK_GPA, SET_VRING_KICK, enable.  Returns the mapping.
+ */
+static struct rte_vhost_inflight_info_packed *packed_queue_starts(uint16_t base)
+{
+	uint64_t bytes = 2 * pmd_inflight_packed_queue_bytes(QSZ);
+	struct rte_vhost_inflight_info_packed *region;
+	struct pmd_vhu_ctx c;
+	int fd, kick = eventfd(0, EFD_CLOEXEC);
+
+	/* negotiated before the region is asked for: its layout follows them */
+	ut_features = (1ULL << VIRTIO_F_RING_PACKED) | (1ULL << VIRTIO_RING_F_EVENT_IDX);
+	fd = get_inflight_fd();
+	ut_vrings[0].vr.desc_packed = (struct vring_packed_desc *)g.b;
+	ut_vrings[0].vr.driver_event = (struct vring_packed_desc_event *)(g.b + 0x1000);
+	ut_vrings[0].vr.device_event = (struct vring_packed_desc_event *)(g.b + 0x1004);
+	ctx_init(&c, VHU_SET_INFLIGHT_FD);
+	c.m.msg.size = sizeof(c.m.msg.payload.inflight);
+	c.m.msg.payload.inflight.mmap_size = bytes;
+	c.m.msg.payload.inflight.num_queues = 2;
+	c.m.msg.payload.inflight.queue_size = QSZ;
+	ctx_add_fd(&c, fcntl(fd, F_DUPFD_CLOEXEC, 0)); /* the frontend's copy */
+	cr_assert_eq(ut_ext_ops->pre_msg_handle(ut_vid, &c), RTE_VHOST_MSG_RESULT_NOT_HANDLED);
+	region = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, c.fds[0], 0);
+	cr_assert_neq(region, MAP_FAILED);
+	close(c.fds[0]);
+	ut_vrings[0].inflight_packed = region;
+	ut_vrings[0].last_avail = ut_vrings[0].last_used = base;
+	cr_assert_eq(hook(true, VHU_SET_VRING_BASE, 0), RTE_VHOST_MSG_RESULT_NOT_HANDLED);
+	ctx_init(&c, VHU_SET_VRING_BASE);
+	c.m.msg.size = sizeof(c.m.msg.payload.state);
+	c.m.msg.payload.state.num = base;
+	cr_assert_eq(ut_ext_ops->pre_msg_handle(ut_vid, &c), RTE_VHOST_MSG_RESULT_NOT_HANDLED);
+	ctx_init(&c, VHU_SET_VRING_ADDR);
+	c.m.msg.size = sizeof(c.m.msg.payload.addr);
+	c.m.msg.payload.addr.log = PK_GPA;
+	cr_assert_eq(ut_ext_ops->pre_msg_handle(ut_vid, &c), RTE_VHOST_MSG_RESULT_NOT_HANDLED);
+	ctx_init(&c, VHU_SET_VRING_KICK);
+	c.m.msg.size = sizeof(c.m.msg.payload.u64);
+	ctx_add_fd(&c, kick);
+	cr_assert_eq(ut_ext_ops->pre_msg_handle(ut_vid, &c), RTE_VHOST_MSG_RESULT_NOT_HANDLED);
+	close(kick);
+	cr_assert_eq(ut_dev_ops->vring_state_changed(ut_vid, 0, 1), 0);
+	cr_assert_not_null(ut_queue(0));
+	cr_assert(ut_queue(0)->packed);
+	return region;
+}
+
+static void region_unmap(struct rte_vhost_inflight_info_packed *region)
+{
+	ut_vrings[0].inflight_packed = NULL;
+	munmap(region, 2 * pmd_inflight_packed_queue_bytes(QSZ));
+}
+
+Test(ctl, get_inflight_fd_is_a_named_file_gone_with_its_connection)
+{
+	struct rte_vhost_inflight_info_packed *region = packed_queue_starts(PK_BASE);
+
+	cr_assert_eq(iff_files(NULL, 0), 1);
+	/* a new region: the queue starts at the frontend's base */
+	cr_assert_eq(ut_queue(0)->last_avail, 3);
+	cr_assert(ut_queue(0)->pk.avail_wrap);
+	cr_assert_eq(region->old_used_idx, 3, "the region's used position counts from there");
+	cr_assert_eq(region->old_used_wrap_counter, 1);
+	ut_dev_ops->destroy_connection(ut_vid);
+	cr_assert_eq(iff_files(NULL, 0), 0, "the frontend left: its file is removed");
+	region_unmap(region);
+	cr_assert_eq(ut_dev_ops->new_connection(ut_vid), 0);
+}
+
+/*
+ * femud dies while queue 0 runs (its frontend never learns the position)
+ * and is started again; a destination frontend of the same guest (its
+ * process unknown here, as the source's) starts queue 0 on a new region
+ * with the stale base the source last set: it starts where the earlier
+ * femud stood, and the earlier femud's file is consumed.
+ */
+Test(ctl, a_packed_queue_takes_its_position_from_an_earlier_femuds_file)
+{
+	struct pmd_blk_params p = {.queues = 2,
+				   .blk_size = 512,
+				   .capacity_bytes = 1ULL << 20,
+				   .sock_mode = 0600,
+				   .path = ut_ifname};
+	struct rte_vhost_inflight_info_packed *region = packed_queue_starts(PK_BASE);
+	char name[PATH_MAX], other[PATH_MAX], err[256] = "";
+	const char *pid;
+
+	/* the earlier femud served 43 descriptors: position 46 = 3 + 43, under wrap 1 */
+	region->old_used_idx = region->used_idx = 46 % QSZ;
+	region->old_used_wrap_counter = region->used_wrap_counter = (46 / QSZ) % 2 ? 0 : 1;
+	cr_assert_eq(iff_files(name, sizeof(name)), 1);
+	/* SIGKILL: nothing is stopped or removed; then another process's file */
+	region_unmap(region);
+	pid = strrchr(name, '-');
+	while (pid > name && pid[-1] != '-')
+		pid--;
+	snprintf(other, sizeof(other), "%.*s1%s", (int)(pid - name), name, strrchr(name, '-'));
+	cr_assert_eq(rename(name, other), 0);
+	{
+		int fd = open(other, O_RDWR);
+		struct rte_vhost_inflight_info_packed a;
+
+		cr_assert_geq(fd, 0);
+		cr_assert_eq(pread(fd, &a, sizeof(a), 0), (ssize_t)sizeof(a));
+		cr_assert_eq(a.old_used_idx, 46 % QSZ);
+		close(fd);
+	}
+	ut_dev_ops->destroy_connection(ut_vid);
+	cr_assert_eq(iff_files(NULL, 0), 1, "renamed: not this connection's any more");
+	pmd_blk_destroy(dev);
+	cr_assert_eq(pmd_blk_create(&p, &fake_model_ops, &m.base, &dev, err, sizeof(err)), 0, "%s",
+		     err);
+	cr_assert_not_null(strstr(ut_log, "left by an earlier femud"), "%s", ut_log);
+	cr_assert_eq(ut_dev_ops->new_connection(ut_vid), 0);
+	ut_vrings[0].vr.callfd = ut_vrings[0].vr.kickfd = -1;
+	region = packed_queue_starts(PK_BASE);
+	cr_assert_not_null(strstr(ut_log, "takes the ring's position"), "%s", ut_log);
+	cr_assert_eq(ut_queue(0)->last_avail, 46 % QSZ);
+	cr_assert_eq(ut_queue(0)->pk.avail_wrap, (46 / QSZ) % 2 ? 0 : 1);
+	cr_assert_eq(iff_files(NULL, 0), 1, "the earlier file consumed, this connection's made");
+	/* the position handed back: a later femud has nothing to take */
+	cr_assert_eq(hook(true, VHU_GET_VRING_BASE, 0), RTE_VHOST_MSG_RESULT_NOT_HANDLED);
+	cr_assert_null(ut_queue(0));
+	region_unmap(region);
 }

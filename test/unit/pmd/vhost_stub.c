@@ -195,10 +195,13 @@ int rte_vhost_get_vhost_ring_inflight(int vid, uint16_t qid, struct rte_vhost_ri
 {
 	struct ut_vring *v = vring_of(vid, qid);
 
-	if (v == NULL || v->inflight_split == NULL)
+	if (v == NULL || (v->inflight_split == NULL && v->inflight_packed == NULL))
 		return -1;
 	memset(ri, 0, sizeof(*ri));
-	ri->inflight_split = v->inflight_split;
+	if (v->inflight_packed != NULL)
+		ri->inflight_packed = v->inflight_packed;
+	else
+		ri->inflight_split = v->inflight_split;
 	ri->resubmit_inflight = v->resubmit;
 	return 0;
 }
@@ -280,6 +283,15 @@ int rte_vhost_clr_inflight_desc_packed(int vid, uint16_t qid, uint16_t head)
 int rte_vhost_get_vring_base_from_inflight(int vid, uint16_t qid, uint16_t *last_avail,
 					   uint16_t *last_used)
 {
+	struct ut_vring *v = vring_of(vid, qid);
+
+	/* rte_vhost: a packed ring's position is its region's old used position */
+	if (v != NULL && v->inflight_packed != NULL) {
+		*last_avail = (uint16_t)(v->inflight_packed->old_used_idx |
+					 v->inflight_packed->old_used_wrap_counter << 15);
+		*last_used = *last_avail;
+		return 0;
+	}
 	return rte_vhost_get_vring_base(vid, qid, last_avail, last_used);
 }
 

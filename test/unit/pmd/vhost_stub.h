@@ -45,6 +45,8 @@ struct ut_vring {
 	unsigned set_base_calls; /* rte_vhost_set_vring_base() calls */
 	/* inflight region: present when inflight_split != NULL */
 	struct rte_vhost_inflight_info_split *inflight_split;
+	/* or a packed ring's (rte_vhost reads the vring base from it) */
+	struct rte_vhost_inflight_info_packed *inflight_packed;
 	struct rte_vhost_resubmit_info *resubmit;
 };
 
