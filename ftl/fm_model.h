@@ -143,6 +143,13 @@ struct fm_model {
 };
 
 /* The model's own struct around its embedded base: FM_MODEL_CONTAINER(m, struct nossd, base). */
+/*
+ * The request path's functions (pollers, sweeps, chain walks, model
+ * submits) go into one text section the linker places ahead of the rest,
+ * together: their placement then does not move with control-path code.
+ */
+#define FM_HOT_TEXT __attribute__((section(".text.hot.femud")))
+
 #define FM_MODEL_CONTAINER(m, type, member) ((type *)((char *)(m)-offsetof(type, member)))
 
 /*

@@ -64,8 +64,8 @@ static void nossd_destroy(struct fm_model *m)
 	free(to_nossd(m));
 }
 
-static enum fm_status nossd_submit(struct fm_model *model, const struct fm_req *req,
-				   uint64_t now_ns, uint64_t *due_ns)
+FM_HOT_TEXT static enum fm_status nossd_submit(struct fm_model *model, const struct fm_req *req,
+					       uint64_t now_ns, uint64_t *due_ns)
 {
 	const struct nossd *m = to_nossd(model);
 

@@ -148,8 +148,9 @@ static void exec_dwz(const struct pmd_blk_target *t, const struct pmd_chain *c, 
 	}
 }
 
-void pmd_blk_req_exec_other(const struct pmd_blk_target *t, const struct pmd_chain *c,
-			    enum pmd_chain_result parsed, uint64_t now_ns, struct pmd_blk_done *d)
+FM_HOT_TEXT void pmd_blk_req_exec_other(const struct pmd_blk_target *t, const struct pmd_chain *c,
+					enum pmd_chain_result parsed, uint64_t now_ns,
+					struct pmd_blk_done *d)
 {
 	d->status = VIRTIO_BLK_S_IOERR;
 	d->used_len = 1;

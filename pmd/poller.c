@@ -212,7 +212,7 @@ static void poller_idle(struct pmd_poller *p)
 		pmd_sleep_run(&p->sleep, p->vqs, p->nvq, now, &guard);
 }
 
-static int poller_loop(void *arg)
+FM_HOT_TEXT static int poller_loop(void *arg)
 {
 	struct pmd_poller *p = arg;
 	uint64_t pass_end = pmd_now_ns();

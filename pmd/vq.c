@@ -634,7 +634,8 @@ static __attribute__((noinline)) unsigned vq_sweep_logged(struct pmd_vq *q, uint
 	return vq_sweep(q, now_ns, scratch, true);
 }
 
-unsigned pmd_vq_sweep_split(struct pmd_vq *q, uint64_t now_ns, struct pmd_chain *scratch)
+FM_HOT_TEXT unsigned pmd_vq_sweep_split(struct pmd_vq *q, uint64_t now_ns,
+					struct pmd_chain *scratch)
 {
 	if (unlikely(q->log))
 		return vq_sweep_logged(q, now_ns, scratch);

@@ -198,9 +198,9 @@ static void walk_desc(struct chain_walk *w, uint64_t addr, uint32_t len, bool wr
 		w->c->nempty++;
 }
 
-enum pmd_chain_result pmd_chain_parse_walk(struct rte_vhost_memory *mem,
-					   const struct pmd_chain_ring *ring, uint16_t head,
-					   struct pmd_chain *c)
+FM_HOT_TEXT enum pmd_chain_result pmd_chain_parse_walk(struct rte_vhost_memory *mem,
+						       const struct pmd_chain_ring *ring,
+						       uint16_t head, struct pmd_chain *c)
 {
 	struct chain_walk w = {.mem = mem, .c = c};
 	const struct vring_desc *tbl = ring->desc;

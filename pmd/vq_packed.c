@@ -456,7 +456,7 @@ static void vqp_notify(struct pmd_vq *q)
 		PMD_CTR_INC(q->st.calls_saved);
 }
 
-unsigned pmd_vqp_sweep(struct pmd_vq *q, uint64_t now_ns, struct pmd_chain *scratch)
+FM_HOT_TEXT unsigned pmd_vqp_sweep(struct pmd_vq *q, uint64_t now_ns, struct pmd_chain *scratch)
 {
 	uint32_t completed_before = q->pk.completed;
 	unsigned work = 0, taken = 0;
