@@ -6,7 +6,8 @@
 # the markers kept, a second update changes nothing, a file without markers is
 # refused (exit 2) and left as it was, a JSON that is not a sweep's is refused.
 # The floor goals judged in turns follow the table as one sentence; a
-# tools/bench/layouts JSON adds a packed column, the packed floor and packed/split.
+# tools/bench/layouts JSON adds a packed column, the packed floor and packed/split;
+# a file with the workloads markers gets every workload of every target and the floor.
 # Args: none.  Env: SRCDIR.
 set -u
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -119,6 +120,32 @@ assert sentence == ("Packed over split rings in turns of one run (median of the 
 PY
 then ok "layouts JSON: a packed column, the packed floor, packed/split in a sentence"
 else ko "layouts figures (exit $RC): $(cat "$T/l.out" "$T/layouts.md")"; fi
+
+# the workloads block (performance.md): every workload of every target, the run's floor
+printf 'a\n<!-- figures:begin -->\n<!-- figures:end -->\nb\n<!-- workloads:begin -->\nold\n<!-- workloads:end -->\nc\n' >"$T/w.md"
+if "$SWEEP" --from-json "$T/small.json" --update-docs "$T/w.md" >/dev/null 2>&1 && python3 - "$T/w.md" <<'PY'
+import sys
+text = open(sys.argv[1]).read()
+a, b = text.index("<!-- workloads:begin -->\n"), text.index("<!-- workloads:end -->")
+assert text.endswith("<!-- workloads:end -->\nc\n") and "old" not in text, text
+body = text[a:b].split("\n")[1:-1]
+rows = [[c.strip() for c in l[1:-1].split("|")] for l in body if l.startswith("|")]
+assert rows[0] == ["workload", "femud", "qsd null-co"], rows[0]
+got = {r[0]: r[1:] for r in rows[2:]}
+assert got == {"randread 512 B QD128": ["4.30M, 29.9 us, 0.20", "-"],
+               "randread 4 KiB QD1": ["737k, 1.3 us, 1.30", "241k, 4.0 us, 3.40"],
+               "randread 4 KiB QD32": ["2.62M, 12.2 us, 0.40", "1.81M, 17.8 us, 0.50"],
+               "randread 4 KiB QD128": ["2.49M, 51.8 us, 0.40", "-"]}, got
+para = " ".join(body[body.index("", 3) + 1:])
+assert para.startswith("The floor of that run (`femu-floor`, same CPUs, a 64 MiB buffer): "
+                       "cache-line round trip between the two CPUs 120 ns, random DRAM load "
+                       "90 ns, a random 4 KiB copy 600 ns one at a time and 2.88M/s overlapped; "
+                       "a bare split-ring backend 1.25M/s at 4 KiB QD1; 1.0-2.0% of each CPU "
+                       "taken by the host."), para
+assert body[0].startswith("Every workload of the same run"), body[0]
+PY
+then ok "workloads block: every workload of every target and the run's floor"
+else ko "workloads block: $(cat "$T/w.md")"; fi
 
 echo '{"rounds": 1}' >"$T/bad.json"
 "$SWEEP" --from-json "$T/bad.json" >"$T/bad.out" 2>&1

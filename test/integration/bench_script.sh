@@ -4,7 +4,8 @@
 # round against femud and, when installed, qemu-storage-daemon): exit 0, a
 # row per workload with figures, ratios, the goal lines and a JSON file with
 # the medians, each run's per-second rates and steady state, the machine floor
-# and its goal lines, and (with Debian's python3-matplotlib) the charts.  No
+# and its goal lines, and (with Debian's python3-matplotlib) the charts; with
+# femud-packed, the packed rounds, the layouts' turns and the packed floor.  No
 # performance figure is asserted.  Its figures table: bench_figures.sh.
 # Args: femu-bench path.  Env: FEMUD, SRCDIR.
 . "$(dirname "$0")/femu_bench_lib.sh"
@@ -91,6 +92,33 @@ for wn, n, fl, sides, need in (("randread 4k QD1", 3, "bare", {"bare", "femud", 
 else ko "json: $(head -c 600 "$T/b.json")"; fi
 grep -qE '^(floor goal randread 4k QD32: femud |floor goals: no machine floor)' "$T/b.out" &&
 	ok "floor goal lines" || ko "floor goal lines missing"
+# femud-packed: femu-bench --packed rounds, then tools/bench/layouts' turns and the packed
+# ring's floor in the same JSON; its figures table gets the packed column and floor
+timeout 300 "$SWEEP" --rounds 1 --time 1 --ramp 0.2 --size-mb 64 --targets femud,femud-packed \
+	--workloads 'randread 4k QD1,randread 512 QD128' --qd1-pairs 0 --qd1-turns 0 --copy-turns 0 \
+	--layout-turns 2 --femud "$FEMUD" --femu-bench "$BENCH" --json "$T/p.json" >"$T/p.out" 2>"$T/p.err"
+RC=$?
+[ "$RC" -eq 0 ] && ok "sweep with femud-packed: exit 0" || { ko "femud-packed exit $RC"; cat "$T/p.err"; }
+grep -q 'femud/femud-packed' "$T/p.out" && ok "femud/femud-packed ratio column" ||
+	ko "no femud-packed column: $(head -c 600 "$T/p.out")"
+printf '<!-- figures:begin -->\n<!-- figures:end -->\n' >"$T/doc.md"
+if python3 -c '
+import json,sys
+j=json.load(open(sys.argv[1]))
+assert j["failures"]==[], j["failures"]
+for wn in ("randread 4k QD1", "randread 512 QD128"):
+    assert j["median"]["femud-packed|" + wn]["iops"] > 0, wn
+    lt = j["layout_turns"][wn]
+    assert len(lt["per_turn"]) == 2 and all(x["packed"] > 0 and x["femud"] > 0
+                                            for x in lt["per_turn"]), lt
+    assert lt["packed_over_femud"]["median"] > 0, lt
+fl = j["machine_floor"]
+assert fl is None or fl["packed_ring_qd1_4k_max_iops"] > 0, fl
+' "$T/p.json" && "$SWEEP" --from-json "$T/p.json" --update-docs "$T/doc.md" >/dev/null &&
+	grep -q '^| randread, IOPS | femud | femud, packed rings | floor | packed floor |$' "$T/doc.md" &&
+	grep -q '^Packed over split rings in turns of one run' "$T/doc.md"; then
+	ok "femud-packed medians, layout turns, packed floor, figures table"
+else ko "femud-packed json or table: $(head -c 800 "$T/doc.md")"; fi
 if [ -n "$chart" ]; then
 	[ -s "$T/b-iops.png" ] && [ -s "$T/b-iops.svg" ] && [ -s "$T/b-qd1-latency.png" ] &&
 		ok "charts drawn" || ko "charts missing: $(ls "$T")"

@@ -21,8 +21,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from benchlib import RING_FLOOR_QDS, ring_floor_key  # noqa: E402
 
-COLORS = {"femud": "#d62728", "qsd-null": "#1f77b4", "qsd-shm": "#2ca02c",
-          "dpdk-ex": "#9467bd"}
+COLORS = {"femud": "#d62728", "femud-packed": "#ff7f0e", "qsd-null": "#1f77b4",
+          "qsd-shm": "#2ca02c", "dpdk-ex": "#9467bd"}
 
 
 def parse_name(wn):
