@@ -42,7 +42,6 @@ struct iff_trailer {
 	uint32_t version;
 	int32_t frontend; /* pid, 0: unknown */
 	uint64_t mmap_size;
-	uint64_t path_hash;
 	uint16_t num_queues;
 	uint16_t queue_size;
 	uint8_t packed;
@@ -164,7 +163,6 @@ int pmd_iff_make(const char *dir, const char *sock_path, pid_t frontend, bool pa
 				    .version = IFF_VERSION,
 				    .frontend = (int32_t)frontend,
 				    .mmap_size = size,
-				    .path_hash = iff_hash(sock_path),
 				    .num_queues = num_queues,
 				    .queue_size = queue_size,
 				    .packed = packed};
@@ -254,8 +252,7 @@ static int iff_load(struct pmd_iff *f)
 	if (pread(f->fd, &f->t, sizeof(f->t), (off_t)f->off) != (ssize_t)sizeof(f->t))
 		return -EIO;
 	if (t->magic != IFF_MAGIC || t->version != IFF_VERSION ||
-	    memchr(t->sock_path, '\0', sizeof(t->sock_path)) == NULL ||
-	    t->path_hash != iff_hash(t->sock_path) || t->num_queues == 0 ||
+	    memchr(t->sock_path, '\0', sizeof(t->sock_path)) == NULL || t->num_queues == 0 ||
 	    t->num_queues > PMD_MAX_QUEUES || t->queue_size == 0 ||
 	    (t->queue_size & (t->queue_size - 1)) != 0 ||
 	    t->mmap_size != t->num_queues * iff_qbytes(t->packed, t->queue_size) ||
