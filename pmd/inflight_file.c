@@ -365,7 +365,22 @@ struct pmd_iff *pmd_iff_orphan_reclaim(struct pmd_iff_orphans *o, int fd)
 	return NULL;
 }
 
-/* Is queue qid of orphan f the ring a frontend starts as described? */
+void pmd_iff_orphan_keep(struct pmd_iff_orphans *o, struct pmd_iff *f)
+{
+	unsigned old = 0;
+
+	iff_stat(f); /* its last trailer write: how recent it is */
+	if (o->n == PMD_IFF_MAX_ORPHANS) {
+		for (unsigned k = 1; k < o->n; k++)
+			if (iff_newer_first(&o->f[old], &o->f[k]) < 0)
+				old = k;
+		pmd_iff_close(o->f[old], true);
+		iff_orphan_remove(o, old);
+	}
+	o->f[o->n++] = f;
+}
+
+/* Is queue qid of f (an orphan or a live file) the ring a frontend starts as described? */
 static bool iff_same_ring(const struct pmd_iff *f, const struct pmd_iff *to, uint16_t qid,
 			  pid_t frontend, uint16_t set_base, uint64_t ring_gpa)
 {
@@ -377,34 +392,44 @@ static bool iff_same_ring(const struct pmd_iff *f, const struct pmd_iff *to, uin
 	       q->set_base == set_base && q->ring_gpa == ring_gpa && ring_gpa != 0;
 }
 
+int pmd_iff_take(struct pmd_iff *f, struct pmd_iff *to, uint16_t qid, pid_t frontend,
+		 uint16_t set_base, uint64_t ring_gpa)
+{
+	uint64_t qbytes;
+	void *area;
+	int rc;
+
+	if (f == NULL || f == to || !iff_same_ring(f, to, qid, frontend, set_base, ring_gpa))
+		return 0;
+	qbytes = pmd_inflight_packed_queue_bytes(to->t.queue_size);
+	area = malloc(qbytes);
+	if (area == NULL)
+		return -ENOMEM;
+	rc = pread(f->fd, area, qbytes, (off_t)(qid * qbytes)) == (ssize_t)qbytes ? 0 : -EIO;
+	if (rc == 0)
+		rc = iff_pwrite(to->fd, area, qbytes, qid * qbytes);
+	free(area);
+	if (rc != 0)
+		return rc;
+	pmd_iff_queue_returned(f, qid);
+	return 1;
+}
+
 int pmd_iff_adopt(struct pmd_iff_orphans *o, struct pmd_iff *to, uint16_t qid, pid_t frontend,
 		  uint16_t set_base, uint64_t ring_gpa, char *from, size_t fromlen)
 {
 	for (unsigned k = 0; k < o->n; k++) {
 		struct pmd_iff *f = o->f[k];
-		uint64_t qbytes = pmd_inflight_packed_queue_bytes(to->t.queue_size);
-		void *area;
-		int rc;
+		int rc = pmd_iff_take(f, to, qid, frontend, set_base, ring_gpa);
 
-		if (!iff_same_ring(f, to, qid, frontend, set_base, ring_gpa))
-			continue;
-		area = malloc(qbytes);
-		if (area == NULL)
-			return -ENOMEM;
-		rc =
-		    pread(f->fd, area, qbytes, (off_t)(qid * qbytes)) == (ssize_t)qbytes ? 0 : -EIO;
 		if (rc == 0)
-			rc = iff_pwrite(to->fd, area, qbytes, qid * qbytes);
-		free(area);
-		if (rc != 0)
-			return rc;
+			continue;
 		snprintf(from, fromlen, "%s", f->name);
-		pmd_iff_queue_returned(f, qid);
-		if (!pmd_iff_running(f)) {
+		if (rc == 1 && !pmd_iff_running(f)) {
 			iff_orphan_remove(o, k);
 			pmd_iff_close(f, true);
 		}
-		return 1;
+		return rc;
 	}
 	return 0;
 }

@@ -108,6 +108,13 @@ unsigned pmd_iff_orphans_scan(const char *dir, const char *sock_path, struct pmd
 struct pmd_iff *pmd_iff_orphan_reclaim(struct pmd_iff_orphans *o, int fd);
 
 /*
+ * f's frontend left without learning a queue's position (killed, or a
+ * migration's source quit while stopped): f joins o, as if an earlier femud
+ * had left it; the oldest orphan goes (unlinked) when o is full.
+ */
+void pmd_iff_orphan_keep(struct pmd_iff_orphans *o, struct pmd_iff *f);
+
+/*
  * Queue qid of a connection of frontend pid starts on the new region `to`
  * (packed, queue_size entries) with base set_base on the ring at ring_gpa:
  * when an orphan's queue qid is that ring, copy its queue area (position,
@@ -117,6 +124,17 @@ struct pmd_iff *pmd_iff_orphan_reclaim(struct pmd_iff_orphans *o, int fd);
  */
 int pmd_iff_adopt(struct pmd_iff_orphans *o, struct pmd_iff *to, uint16_t qid, pid_t frontend,
 		  uint16_t set_base, uint64_t ring_gpa, char *from, size_t fromlen);
+
+/*
+ * The same for one file f (an orphan, or the file of another connection of
+ * the device whose queue qid is not started there: a frontend that brought
+ * its file back without starting the queue, a live migration's source that
+ * reconnected just before the switch-over): 1 when f's queue qid was that
+ * ring and its area is now to's (f's queue counts as returned), 0 when it
+ * is not that ring, -errno when the copy failed.
+ */
+int pmd_iff_take(struct pmd_iff *f, struct pmd_iff *to, uint16_t qid, pid_t frontend,
+		 uint16_t set_base, uint64_t ring_gpa);
 
 /* Close every orphan (their files stay for a later femud). */
 void pmd_iff_orphans_close(struct pmd_iff_orphans *o);

@@ -210,6 +210,54 @@ static void inflight_packed_at(struct rte_vhost_inflight_info_packed *in, uint16
 }
 
 /*
+ * Did the driver ever write the descriptor slot just before pos (the used
+ * position of an area taken from an inflight file)?  A ring in use up to pos
+ * has; a new guest's ring (zeroed by its driver, nothing made available yet)
+ * has not: a new guest that happens to reuse the ring's address and base
+ * must not take a dead frontend's position.
+ */
+static bool ring_written_before(const struct vring_packed_desc *ring, uint16_t size, uint16_t pos)
+{
+	struct vring_packed_desc d;
+
+	memcpy(&d, &ring[((pos & 0x7fff) + size - 1) & (size - 1)], sizeof(d));
+	return d.addr != 0 || d.len != 0 || d.id != 0 || d.flags != 0;
+}
+
+/* A packed queue area as new (as rte_vhost makes it), at position pos. */
+static void inflight_packed_reset(struct rte_vhost_inflight_info_packed *in, uint16_t size,
+				  uint16_t pos)
+{
+	memset(in, 0, pmd_inflight_packed_queue_bytes(size));
+	in->version = 1; /* rte_vhost marks a new area so when the queue's kick fd comes */
+	for (uint16_t j = 0; j < size; j++)
+		in->desc[j].next = (uint16_t)(j + 1);
+	inflight_packed_at(in, pos);
+}
+
+/*
+ * A packed queue whose area came from an inflight file (inflight_file.h)
+ * starts where that area says, unless the ring in guest memory was never
+ * used up to there: then the area is made new at the frontend's base and
+ * nothing is replayed.  False when refused.
+ */
+static bool inflight_adopted_ok(struct pmd_conn *c, uint16_t qid, const struct pmd_vq_setup *s,
+				struct rte_vhost_inflight_info_packed *in)
+{
+	if (!(c->adopted & (1ULL << qid)) ||
+	    ring_written_before(s->desc_packed, s->size, in->old_used_idx))
+		return true;
+	PMD_LOG(WARNING,
+		"%s queue %u (connection %d): the ring in guest memory was never used up to the "
+		"inflight file's position (a new guest on the same ring): starts at the "
+		"frontend's base, nothing replayed",
+		c->dev->path, qid, c->vid);
+	c->adopted &= ~(1ULL << qid);
+	inflight_packed_reset(in, s->size, s->last_used);
+	return false;
+}
+
+/*
  * Inflight tracking: on when the frontend shared an inflight region for this
  * vring.  After a reconnect rte_vhost lists the requests the previous
  * backend took but never completed (newest first); they are handed to the
@@ -238,6 +286,10 @@ static bool queue_setup_inflight(struct pmd_conn *c, uint16_t qid, struct pmd_vq
 		uint16_t la, lu;
 
 		s->inflight_packed = ri.inflight_packed;
+		if (!inflight_adopted_ok(c, qid, s, ri.inflight_packed)) {
+			*list = ri.resubmit_inflight; /* of the refused area: consumed unplayed */
+			return true;
+		}
 		if (c->inflight_new && !(c->adopted & (1ULL << qid))) {
 			/*
 			 * A region made on this connection (a first start, or a
@@ -914,6 +966,28 @@ static void inflight_made(struct pmd_conn *c, void *ctx)
 }
 
 /*
+ * The named file fd is of another connection of c's device that femud has
+ * not dropped yet (its frontend reconnected before its hang-up was seen):
+ * that file is c's from now on (NULL: none is).
+ */
+static struct pmd_iff *inflight_file_of_other(struct pmd_conn *c, int fd)
+{
+	for (int vid = 0; vid < PMD_MAX_VID; vid++) {
+		struct pmd_conn *o = by_vid[vid];
+		struct pmd_iff *f;
+
+		if (o == NULL || o == c || o->dev != c->dev || !pmd_iff_is(o->iff, fd))
+			continue;
+		f = o->iff;
+		o->iff = NULL;
+		if (o->iff_made == f)
+			o->iff_made = NULL;
+		return f;
+	}
+	return NULL;
+}
+
+/*
  * SET_INFLIGHT_FD of fd: the named file c's region is from now on: the one
  * femud made for it, one an earlier femud made (its frontend brought it back
  * after femud's restart; it keeps its name), or none (a file of the
@@ -929,6 +1003,8 @@ static void inflight_file_bind(struct pmd_conn *c, int fd)
 		f = c->iff_made;
 	} else {
 		f = pmd_iff_orphan_reclaim(&c->dev->orphans, fd);
+		if (f == NULL)
+			f = inflight_file_of_other(c, fd);
 		if (f != NULL) {
 			pmd_iff_set_frontend(f, c->pid);
 			PMD_LOG(INFO, "%s (connection %d): its frontend brought back %s",
@@ -982,27 +1058,56 @@ static enum rte_vhost_msg_result inflight_get(struct pmd_conn *c, void *ctx, int
 }
 
 /*
+ * Queue qid of c starting: the file of another live connection of c's device
+ * whose queue qid is not started there but whose frontend never learned its
+ * position, when it is the same ring: its frontend reconnected after femud's
+ * restart and brought its file back without starting the queue (a live
+ * migration's source just before the switch-over; the destination starts the
+ * ring).  1 when taken (*from names it), 0 when none, -errno.
+ */
+static int inflight_take_live(struct pmd_conn *c, uint16_t qid, char *from, size_t fromlen)
+{
+	for (int vid = 0; vid < PMD_MAX_VID; vid++) {
+		struct pmd_conn *o = by_vid[vid];
+		int rc;
+
+		if (o == NULL || o == c || o->dev != c->dev || o->iff == NULL ||
+		    o->vq[qid] != NULL || (o->claimed & (1ULL << qid)))
+			continue;
+		rc = pmd_iff_take(o->iff, c->iff, qid, c->pid, c->set_base[qid], c->ring_gpa[qid]);
+		if (rc != 0) {
+			snprintf(from, fromlen, "%s (connection %d's)", pmd_iff_name(o->iff),
+				 o->vid);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+/*
  * Before rte_vhost reads queue qid's inflight area (SET_VRING_KICK): a
  * packed queue that starts on a new region of femud's takes over the area
  * an earlier femud left for the same ring, whose frontend never learned
- * the position (inflight_file.h).
+ * the position (inflight_file.h): an orphan's, or one a frontend brought
+ * back to this femud without starting the queue.
  */
 static void inflight_adopt(struct pmd_conn *c, uint16_t qid)
 {
-	char from[PATH_MAX];
+	char from[PATH_MAX + 32] = "";
 	int rc;
 
 	if (qid >= PMD_MAX_QUEUES || c->vq[qid] != NULL || c->iff == NULL || !c->inflight_new ||
-	    (c->adopted & (1ULL << qid)) || c->dev->orphans.n == 0 || !conn_packed(c))
+	    (c->adopted & (1ULL << qid)) || !conn_packed(c))
 		return;
 	rc = pmd_iff_adopt(&c->dev->orphans, c->iff, qid, c->pid, c->set_base[qid],
 			   c->ring_gpa[qid], from, sizeof(from));
+	if (rc == 0)
+		rc = inflight_take_live(c, qid, from, sizeof(from));
 	if (rc == 1) {
 		c->adopted |= 1ULL << qid;
 		PMD_LOG(NOTICE,
 			"%s queue %u (connection %d): takes the ring's position and its requests "
-			"in flight from %s, left by an earlier femud (its frontend never learned "
-			"them)",
+			"in flight from %s (its frontend never learned them)",
 			c->dev->path, qid, c->vid, from);
 	} else if (rc < 0) {
 		PMD_LOG(WARNING, "%s queue %u (connection %d): cannot read %s: %s", c->dev->path,
@@ -1371,15 +1476,25 @@ static int on_new_connection(int vid)
 
 /*
  * Stop every queue of a connection and forget it (ctl_lock held).  Its
- * named inflight file goes too, unless femud closes (not the frontend) while
- * a queue's position is known to femud only: a later femud may need it.
+ * named inflight file goes too, unless a queue's position is known to femud
+ * only: when femud closes, a later femud may need it; when the frontend
+ * left, a frontend starting the same ring may (a migration's destination
+ * whose source quit without stopping its queue): it joins the orphans.
  */
 static void conn_drop(struct pmd_conn *c, bool frontend_gone)
 {
 	queue_stop_all(c, NULL);
 	if (c->iff_made != c->iff)
 		pmd_iff_close(c->iff_made, true);
-	pmd_iff_close(c->iff, frontend_gone || !pmd_iff_running(c->iff));
+	if (frontend_gone && pmd_iff_running(c->iff) && !c->dev->closing) {
+		PMD_LOG(NOTICE,
+			"%s (connection %d): its frontend left without learning a packed queue's "
+			"position; %s kept for a frontend that starts the same ring",
+			c->dev->path, c->vid, pmd_iff_name(c->iff));
+		pmd_iff_orphan_keep(&c->dev->orphans, c->iff);
+	} else {
+		pmd_iff_close(c->iff, frontend_gone || !pmd_iff_running(c->iff));
+	}
 	memfault_report_pending();	 /* a fault of its last sweep, logged while c is known */
 	pmd_memfault_unregister(c->vid); /* rte_vhost unmaps guest memory after this */
 	c->dev->stats.live_conns--;

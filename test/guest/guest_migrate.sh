@@ -209,6 +209,13 @@ wait_round() {
 	fail "$3: no round passed on QEMU $1 in $GM_ROUND_WAIT s"
 }
 qmp() { "$SRCDIR/test/guest/guest-qmp" "$@"; }
+# qemu_at_least MAJOR MINOR: the QEMU under test is that version or newer
+qemu_at_least() {
+	local v
+	v=$("$GUEST_QEMU" --version | sed -n 's/.*version \([0-9]*\)\.\([0-9]*\).*/\1 \2/p;q')
+	set -- "$1" "$2" ${v:-0 0}
+	[ "$3" -gt "$1" ] || { [ "$3" -eq "$1" ] && [ "$4" -ge "$2" ]; }
+}
 # migrate_to_new FROM TO WHAT: start QEMU TO with -incoming, migrate QEMU FROM
 # to it (the migration must complete), end QEMU FROM
 migrate_to_new() {
@@ -274,6 +281,13 @@ if [ -n "$GM_FEMUD_KILL" ] && [ "$BACKEND" = femud ]; then
 	cp "$FEMUD_LOG" "$T/femud-killed.log"
 	start_femud "${DEVS[@]}"
 	if [ "$rc" = 0 ]; then
+		# the source stays a while, as a management tool may leave it: it
+		# reconnects to the new femud and brings its inflight file back
+		# without starting its queue; the destination's packed queue must
+		# still take the ring's position from that file.  Not QEMU 7.2:
+		# its stopped source starts its queues again on the new femud
+		# (docs/design.md, Limits)
+		[ -n "$GM_PACKED" ] && qemu_at_least 9 1 && sleep 3
 		qmp "$T/qmp$cur" quit
 		wait "${QPIDS[cur]}" 2>/dev/null
 		cur=$k
@@ -298,6 +312,11 @@ if [ -n "$GM_FEMUD_KILL" ] && [ "$BACKEND" = femud ]; then
 	fi
 	wait_round "$cur" "$n" "QEMU $cur after femud's restart"
 	echo "QEMU $cur after femud's restart: $(tail -1 "$T/prog$cur")"
+	if [ -n "$GM_PACKED" ] && [ "$rc" = 0 ]; then
+		l=$(grep "takes the ring's position" "$FEMUD_LOG" | tail -1)
+		[ -n "$l" ] || fail "the destination's packed queue did not take the ring's position"
+		echo "position: ${l#*: takes }"
+	fi
 	[ -n "$GM_PACKED" ] && [ "$rc" = 0 ] && check_packed_start "$k"
 	GM_MIGRATIONS=$k
 fi

@@ -549,19 +549,26 @@ Test(ctl, vring_base_near_the_16_bit_wrap)
 	cr_assert_eq(ut_vrings[0].last_used, 2);
 }
 
-/* The frontend's SET_INFLIGHT_FD for 2 queues of qsize entries, through the pre hook. */
-static void set_inflight_fd(uint16_t qsize)
+/* The frontend's SET_INFLIGHT_FD of fd (bytes, 2 queues of qsize entries), through the pre hook. */
+static void set_inflight_fd_of(int fd, uint64_t bytes, uint16_t qsize)
 {
 	struct pmd_vhu_ctx c;
-	int fd = memfd_of(2 * pmd_inflight_queue_bytes(qsize));
 
 	ctx_init(&c, VHU_SET_INFLIGHT_FD);
 	c.m.msg.size = sizeof(c.m.msg.payload.inflight);
-	c.m.msg.payload.inflight.mmap_size = 2 * pmd_inflight_queue_bytes(qsize);
+	c.m.msg.payload.inflight.mmap_size = bytes;
 	c.m.msg.payload.inflight.num_queues = 2;
 	c.m.msg.payload.inflight.queue_size = qsize;
 	ctx_add_fd(&c, fd);
 	cr_assert_eq(ut_ext_ops->pre_msg_handle(ut_vid, &c), RTE_VHOST_MSG_RESULT_NOT_HANDLED);
+}
+
+/* The same with a split region of the frontend's own. */
+static void set_inflight_fd(uint16_t qsize)
+{
+	int fd = memfd_of(2 * pmd_inflight_queue_bytes(qsize));
+
+	set_inflight_fd_of(fd, 2 * pmd_inflight_queue_bytes(qsize), qsize);
 	close(fd); /* rte_vhost's, in real life */
 }
 
@@ -1052,7 +1059,7 @@ static struct rte_vhost_inflight_info_packed *packed_queue_starts(uint16_t base)
 	uint64_t bytes = 2 * pmd_inflight_packed_queue_bytes(QSZ);
 	struct rte_vhost_inflight_info_packed *region;
 	struct pmd_vhu_ctx c;
-	int fd, kick = eventfd(0, EFD_CLOEXEC);
+	int fd, dup, kick = eventfd(0, EFD_CLOEXEC);
 
 	/* negotiated before the region is asked for: its layout follows them */
 	ut_features = (1ULL << VIRTIO_F_RING_PACKED) | (1ULL << VIRTIO_RING_F_EVENT_IDX);
@@ -1060,16 +1067,11 @@ static struct rte_vhost_inflight_info_packed *packed_queue_starts(uint16_t base)
 	ut_vrings[0].vr.desc_packed = (struct vring_packed_desc *)g.b;
 	ut_vrings[0].vr.driver_event = (struct vring_packed_desc_event *)(g.b + 0x1000);
 	ut_vrings[0].vr.device_event = (struct vring_packed_desc_event *)(g.b + 0x1004);
-	ctx_init(&c, VHU_SET_INFLIGHT_FD);
-	c.m.msg.size = sizeof(c.m.msg.payload.inflight);
-	c.m.msg.payload.inflight.mmap_size = bytes;
-	c.m.msg.payload.inflight.num_queues = 2;
-	c.m.msg.payload.inflight.queue_size = QSZ;
-	ctx_add_fd(&c, fcntl(fd, F_DUPFD_CLOEXEC, 0)); /* the frontend's copy */
-	cr_assert_eq(ut_ext_ops->pre_msg_handle(ut_vid, &c), RTE_VHOST_MSG_RESULT_NOT_HANDLED);
-	region = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, c.fds[0], 0);
+	dup = fcntl(fd, F_DUPFD_CLOEXEC, 0); /* the frontend's copy */
+	set_inflight_fd_of(dup, bytes, QSZ);
+	region = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, dup, 0);
 	cr_assert_neq(region, MAP_FAILED);
-	close(c.fds[0]);
+	close(dup);
 	ut_vrings[0].inflight_packed = region;
 	ut_vrings[0].last_avail = ut_vrings[0].last_used = base;
 	cr_assert_eq(hook(true, VHU_SET_VRING_BASE, 0), RTE_VHOST_MSG_RESULT_NOT_HANDLED);
@@ -1108,6 +1110,8 @@ Test(ctl, get_inflight_fd_is_a_named_file_gone_with_its_connection)
 	cr_assert(ut_queue(0)->pk.avail_wrap);
 	cr_assert_eq(region->old_used_idx, 3, "the region's used position counts from there");
 	cr_assert_eq(region->old_used_wrap_counter, 1);
+	/* the frontend learns the position (it stops the queue), then leaves */
+	cr_assert_eq(hook(true, VHU_GET_VRING_BASE, 0), RTE_VHOST_MSG_RESULT_NOT_HANDLED);
 	ut_dev_ops->destroy_connection(ut_vid);
 	cr_assert_eq(iff_files(NULL, 0), 0, "the frontend left: its file is removed");
 	region_unmap(region);
@@ -1115,13 +1119,59 @@ Test(ctl, get_inflight_fd_is_a_named_file_gone_with_its_connection)
 }
 
 /*
- * femud dies while queue 0 runs (its frontend never learns the position)
- * and is started again; a destination frontend of the same guest (its
- * process unknown here, as the source's) starts queue 0 on a new region
- * with the stale base the source last set: it starts where the earlier
- * femud stood, and the earlier femud's file is consumed.
+ * A frontend leaves while its packed queue runs (killed, or a migration's
+ * source quit with its queue never stopped): its file stays with the device,
+ * and a frontend that starts the same ring on a new region (the migration's
+ * destination, with the stale base the source migrated) starts at the
+ * position the file holds.
  */
-Test(ctl, a_packed_queue_takes_its_position_from_an_earlier_femuds_file)
+Test(ctl, a_frontend_gone_with_a_running_queue_leaves_its_position_to_the_same_ring)
+{
+	struct rte_vhost_inflight_info_packed *region = packed_queue_starts(PK_BASE);
+
+	((struct vring_packed_desc *)g.b)[4] =
+	    (struct vring_packed_desc){.addr = FG_REQ_DATA(0), .len = 1, .id = 4, .flags = 0};
+	ut_dev_ops->destroy_connection(ut_vid);
+	/* where its 18 requests left it: position 3 + 18 = 21 = 5 under wrap 0 */
+	region->old_used_idx = region->used_idx = 21 % QSZ;
+	region->old_used_wrap_counter = region->used_wrap_counter = 0;
+	cr_assert_not_null(strstr(ut_log, "kept for a frontend that starts the same ring"), "%s",
+			   ut_log);
+	cr_assert_eq(iff_files(NULL, 0), 1);
+	region_unmap(region);
+	ut_vid++; /* another frontend */
+	cr_assert_eq(ut_dev_ops->new_connection(ut_vid), 0);
+	ut_vrings[0].vr.callfd = ut_vrings[0].vr.kickfd = -1;
+	region = packed_queue_starts(PK_BASE);
+	cr_assert_not_null(strstr(ut_log, "takes the ring's position"), "%s", ut_log);
+	cr_assert_eq(ut_queue(0)->last_avail, 21 % QSZ);
+	cr_assert_not(ut_queue(0)->pk.avail_wrap);
+	cr_assert_eq(iff_files(NULL, 0), 1, "the kept file consumed");
+	cr_assert_eq(hook(true, VHU_GET_VRING_BASE, 0), RTE_VHOST_MSG_RESULT_NOT_HANDLED);
+	region_unmap(region);
+	ut_dev_ops->destroy_connection(ut_vid);
+	cr_assert_eq(iff_files(NULL, 0), 0);
+	ut_vid--;
+	cr_assert_eq(ut_dev_ops->new_connection(ut_vid), 0);
+}
+
+/* How often what appears in the log. */
+static unsigned log_count(const char *what)
+{
+	unsigned n = 0;
+
+	for (const char *at = strstr(ut_log, what); at != NULL; at = strstr(at + 1, what))
+		n++;
+	return n;
+}
+
+/*
+ * A packed frontend's queue 0 ran on an earlier femud that served 43
+ * descriptors (position 46) and was killed; its file carries another
+ * process's name (its path in name) and this femud's device is made anew
+ * (it finds the file as an orphan).
+ */
+static void earlier_femud_served_43(char *name, size_t len)
 {
 	struct pmd_blk_params p = {.queues = 2,
 				   .blk_size = 512,
@@ -1129,22 +1179,26 @@ Test(ctl, a_packed_queue_takes_its_position_from_an_earlier_femuds_file)
 				   .sock_mode = 0600,
 				   .path = ut_ifname};
 	struct rte_vhost_inflight_info_packed *region = packed_queue_starts(PK_BASE);
-	char name[PATH_MAX], other[PATH_MAX], err[256] = "";
+	char mine[PATH_MAX], err[256] = "";
 	const char *pid;
 
-	/* the earlier femud served 43 descriptors: position 46 = 3 + 43, under wrap 1 */
+	/* position 46 = 3 + 43, under wrap 1; the ring shows the last one used */
+	((struct vring_packed_desc *)g.b)[45 % QSZ] =
+	    (struct vring_packed_desc){.addr = FG_REQ_DATA(0), .len = 1, .id = 2, .flags = 0x8080};
 	region->old_used_idx = region->used_idx = 46 % QSZ;
+	region->desc[5].inflight = 1; /* one request in flight */
+	region->desc[5].addr = FG_REQ_HDR(0);
 	region->old_used_wrap_counter = region->used_wrap_counter = (46 / QSZ) % 2 ? 0 : 1;
-	cr_assert_eq(iff_files(name, sizeof(name)), 1);
+	cr_assert_eq(iff_files(mine, sizeof(mine)), 1);
 	/* SIGKILL: nothing is stopped or removed; then another process's file */
 	region_unmap(region);
-	pid = strrchr(name, '-');
-	while (pid > name && pid[-1] != '-')
+	pid = strrchr(mine, '-');
+	while (pid > mine && pid[-1] != '-')
 		pid--;
-	snprintf(other, sizeof(other), "%.*s1%s", (int)(pid - name), name, strrchr(name, '-'));
-	cr_assert_eq(rename(name, other), 0);
+	snprintf(name, len, "%.*s1%s", (int)(pid - mine), mine, strrchr(mine, '-'));
+	cr_assert_eq(rename(mine, name), 0);
 	{
-		int fd = open(other, O_RDWR);
+		int fd = open(name, O_RDWR);
 		struct rte_vhost_inflight_info_packed a;
 
 		cr_assert_geq(fd, 0);
@@ -1158,15 +1212,106 @@ Test(ctl, a_packed_queue_takes_its_position_from_an_earlier_femuds_file)
 	cr_assert_eq(pmd_blk_create(&p, &fake_model_ops, &m.base, &dev, err, sizeof(err)), 0, "%s",
 		     err);
 	cr_assert_not_null(strstr(ut_log, "left by an earlier femud"), "%s", ut_log);
+}
+
+/*
+ * femud dies while queue 0 runs (its frontend never learns the position)
+ * and is started again; a destination frontend of the same guest (its
+ * process unknown here, as the source's) starts queue 0 on a new region
+ * with the stale base the source last set: it starts where the earlier
+ * femud stood, and the earlier femud's file is consumed.
+ */
+Test(ctl, a_packed_queue_takes_its_position_from_an_earlier_femuds_file)
+{
+	struct rte_vhost_inflight_info_packed *region;
+	char other[PATH_MAX];
+
+	earlier_femud_served_43(other, sizeof(other));
 	cr_assert_eq(ut_dev_ops->new_connection(ut_vid), 0);
 	ut_vrings[0].vr.callfd = ut_vrings[0].vr.kickfd = -1;
 	region = packed_queue_starts(PK_BASE);
 	cr_assert_not_null(strstr(ut_log, "takes the ring's position"), "%s", ut_log);
 	cr_assert_eq(ut_queue(0)->last_avail, 46 % QSZ);
 	cr_assert_eq(ut_queue(0)->pk.avail_wrap, (46 / QSZ) % 2 ? 0 : 1);
+	cr_assert_eq(region->desc[5].inflight, 1, "its request in flight came along");
+	cr_assert_eq(region->desc[5].addr, FG_REQ_HDR(0));
 	cr_assert_eq(iff_files(NULL, 0), 1, "the earlier file consumed, this connection's made");
 	/* the position handed back: a later femud has nothing to take */
 	cr_assert_eq(hook(true, VHU_GET_VRING_BASE, 0), RTE_VHOST_MSG_RESULT_NOT_HANDLED);
 	cr_assert_null(ut_queue(0));
 	region_unmap(region);
+}
+
+/*
+ * femud died while a guest's queue 0 ran, and that QEMU was killed too; a new
+ * guest boots on the socket with its ring at the same address and the same
+ * base (a new ring's): its ring in guest memory was never used up to the
+ * file's position, so it starts at its own base and replays nothing.
+ */
+Test(ctl, a_new_guest_on_the_same_ring_does_not_take_a_dead_frontends_position)
+{
+	struct rte_vhost_inflight_info_packed *region;
+	char other[PATH_MAX];
+
+	earlier_femud_served_43(other, sizeof(other));
+	memset(g.b, 0, 16 * QSZ); /* the new guest's driver zeroed its ring */
+	cr_assert_eq(ut_dev_ops->new_connection(ut_vid), 0);
+	ut_vrings[0].vr.callfd = ut_vrings[0].vr.kickfd = -1;
+	region = packed_queue_starts(PK_BASE);
+	cr_assert_not_null(strstr(ut_log, "never used up to the inflight file's position"), "%s",
+			   ut_log);
+	cr_assert_eq(ut_queue(0)->last_avail, 3);
+	cr_assert(ut_queue(0)->pk.avail_wrap);
+	cr_assert_eq(region->old_used_idx, 3, "the area made new at the frontend's base");
+	cr_assert_eq(region->old_used_wrap_counter, 1);
+	for (uint16_t j = 0; j < QSZ; j++)
+		cr_assert_eq(region->desc[j].inflight, 0,
+			     "nothing of the dead frontend's replayed");
+	region_unmap(region);
+}
+
+/*
+ * The race of a live migration with femud restarted just before the
+ * switch-over: the source QEMU reconnects first and brings its file back
+ * (SET_INFLIGHT_FD) but never starts its queue again; the destination then
+ * starts the ring on a new region.  It takes the position and the requests
+ * in flight from the source connection's file, not QEMU's stale base.
+ */
+Test(ctl, a_packed_queue_takes_its_position_from_a_file_brought_back_unstarted)
+{
+	struct rte_vhost_inflight_info_packed *region;
+	char other[PATH_MAX], src[32];
+	int fd;
+
+	earlier_femud_served_43(other, sizeof(other));
+	/* the source's connection: its file back, its queue not started */
+	cr_assert_eq(ut_dev_ops->new_connection(ut_vid), 0);
+	fd = open(other, O_RDWR);
+	cr_assert_geq(fd, 0);
+	set_inflight_fd_of(fd, 2 * pmd_inflight_packed_queue_bytes(QSZ), QSZ);
+	close(fd);
+	cr_assert_not_null(strstr(ut_log, "brought back"), "%s", ut_log);
+	/* the destination's connection starts the ring on a new region */
+	ut_vid2 = ut_vid;
+	ut_vid = ut_vid2 + 1;
+	cr_assert_eq(ut_dev_ops->new_connection(ut_vid), 0);
+	ut_vrings[0].vr.callfd = ut_vrings[0].vr.kickfd = -1;
+	region = packed_queue_starts(PK_BASE);
+	snprintf(src, sizeof(src), "(connection %d's)", ut_vid2);
+	cr_assert_not_null(strstr(ut_log, src), "%s", ut_log);
+	cr_assert_eq(ut_queue(0)->vid, ut_vid);
+	cr_assert_eq(ut_queue(0)->last_avail, 46 % QSZ);
+	cr_assert_eq(ut_queue(0)->pk.avail_wrap, (46 / QSZ) % 2 ? 0 : 1);
+	cr_assert_eq(region->old_used_idx, 46 % QSZ, "the area is the source's");
+	/* given once: the queue restarting on the destination takes nothing more */
+	cr_assert_eq(hook(true, VHU_GET_VRING_BASE, 0), RTE_VHOST_MSG_RESULT_NOT_HANDLED);
+	region_unmap(region);
+	region = packed_queue_starts(PK_BASE);
+	cr_assert_eq(log_count("takes the ring's position"), 1, "%s", ut_log);
+	cr_assert_eq(ut_queue(0)->last_avail, 3, "the base the frontend set");
+	region_unmap(region);
+	ut_dev_ops->destroy_connection(ut_vid);
+	ut_dev_ops->destroy_connection(ut_vid2);
+	ut_vid = ut_vid2;
+	ut_vid2 = -1;
 }

@@ -348,3 +348,74 @@ Test(inflight_file, a_frontend_that_brings_an_orphan_back_reclaims_it)
 	close(fd);
 	close(other);
 }
+
+/*
+ * A frontend brought an orphan back and did not start its queue (a live
+ * migration's source just before the switch-over): another frontend's new
+ * region starting the same ring takes the queue area from that live file,
+ * once; the file itself is never its own source.
+ */
+Test(inflight_file, a_reclaimed_file_whose_queue_did_not_start_gives_its_area_once)
+{
+	struct pmd_iff_orphans o;
+	struct pmd_iff *f, *to;
+	struct rte_vhost_inflight_info_packed *a;
+	char name[PATH_MAX];
+	int fd, tofd;
+
+	earlier_femud_left_as(OLD_PID, QSZ, BASE, name, sizeof(name));
+	cr_assert_eq(pmd_iff_orphans_scan(dir, SOCK, &o), 1);
+	fd = open(name, O_RDWR);
+	cr_assert_geq(fd, 0);
+	f = pmd_iff_orphan_reclaim(&o, fd);
+	cr_assert_not_null(f);
+	pmd_iff_set_frontend(f, OLD_PID);
+	cr_assert_eq(pmd_iff_take(f, f, 0, NEW_PID, BASE, GPA), 0, "not its own source");
+	to = make(NEW_PID, true, QSZ, &tofd);
+	cr_assert_eq(pmd_iff_take(f, to, 0, OLD_PID, BASE, GPA), 0, "its own frontend: no");
+	cr_assert_eq(pmd_iff_take(f, to, 0, NEW_PID, BASE + 1, GPA), 0, "another base: no");
+	cr_assert_eq(pmd_iff_take(f, to, 0, NEW_PID, BASE, GPA), 1);
+	a = area(tofd, 0, QSZ);
+	cr_assert_eq(a->version, 1);
+	cr_assert_eq(a->old_used_idx, 14);
+	cr_assert_eq(a->old_used_wrap_counter, 0);
+	cr_assert_eq(a->desc[5].inflight, 1);
+	cr_assert_eq(a->desc[5].addr, 0x123000);
+	munmap_area(a, 0, QSZ);
+	cr_assert_not(pmd_iff_running(f), "given: its frontend's queue is not the ring's any more");
+	cr_assert_eq(pmd_iff_take(f, to, 0, NEW_PID, BASE, GPA), 0, "once");
+	cr_assert_eq(pmd_iff_take(NULL, to, 0, NEW_PID, BASE, GPA), 0);
+	pmd_iff_close(to, true);
+	pmd_iff_close(f, true);
+	close(fd);
+	cr_assert_eq(files_in_dir(), 0);
+}
+
+/*
+ * Files whose frontends left without learning a position join the orphans;
+ * past PMD_IFF_MAX_ORPHANS the oldest goes, unlinked, and the newest stay.
+ */
+Test(inflight_file, kept_files_are_bounded_the_oldest_going_first)
+{
+	struct pmd_iff_orphans o = {.n = 0};
+	char first[PATH_MAX], last[PATH_MAX]; /* the oldest, the newest */
+
+	for (unsigned k = 0; k <= PMD_IFF_MAX_ORPHANS; k++) {
+		int fd;
+		struct pmd_iff *f = make(NEW_PID, true, QSZ, &fd);
+		/* later files written later, but the second one the longest ago */
+		struct timespec t = {.tv_sec = k == 1 ? 1000 : 2000 + k};
+
+		pmd_iff_queue_started(f, 0, BASE, GPA);
+		cr_assert_eq(futimens(fd, (struct timespec[2]){t, t}), 0);
+		if (k == 1 || k == PMD_IFF_MAX_ORPHANS)
+			snprintf(k == 1 ? first : last, PATH_MAX, "%s", pmd_iff_name(f));
+		pmd_iff_orphan_keep(&o, f);
+	}
+	cr_assert_eq(o.n, PMD_IFF_MAX_ORPHANS);
+	cr_assert_eq(files_in_dir(), PMD_IFF_MAX_ORPHANS);
+	cr_assert_neq(access(first, F_OK), 0, "the oldest went");
+	cr_assert_eq(access(last, F_OK), 0, "the newest stays");
+	pmd_iff_orphans_close(&o);
+	cr_assert_eq(files_in_dir(), PMD_IFF_MAX_ORPHANS, "kept for a later femud");
+}
