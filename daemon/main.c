@@ -192,9 +192,9 @@ static int femud_eal_init(struct femud *f, const char *argv0)
  * pmd connect hook (rte_vhost's thread): attribute the connection to its
  * frontend process (pid, uid: logged), refuse it when the device's
  * allow_uid does not list the uid, remember it for list/stats, check where
- * it runs.  *sock_fd: the connection's socket, when found.
+ * it runs.  *peer: the connection's socket and frontend pid, when found.
  */
-static int femud_on_connect(const char *path, void *arg, int *sock_fd)
+static int femud_on_connect(const char *path, void *arg, struct pmd_peer *peer)
 {
 	struct femud *f = arg;
 	struct femud_access access;
@@ -206,7 +206,9 @@ static int femud_on_connect(const char *path, void *arg, int *sock_fd)
 	femud_access_init(&access);
 	pthread_mutex_lock(&f->devs.lock);
 	d = femud_devtab_find(&f->devs, path);
-	have = femud_socket_peer_cred(path, d != NULL ? &d->peers : NULL, &cr, sock_fd);
+	have = femud_socket_peer_cred(path, d != NULL ? &d->peers : NULL, &cr, &peer->sock_fd);
+	if (have)
+		peer->pid = cr.pid;
 	if (d != NULL) {
 		access = d->opts->access;
 		d->peer_pid = have ? cr.pid : 0;

@@ -125,16 +125,23 @@ unsigned pmd_pollers_stop_within(uint64_t timeout_ns);
 void pmd_pollers_park(void);
 void pmd_pollers_unpark(void);
 
+/* Who is on a new connection, as far as the connect hook can tell. */
+struct pmd_peer {
+	int sock_fd; /* its accepted socket, -1: unknown */
+	pid_t pid;   /* the frontend process (SO_PEERCRED), 0: unknown */
+};
+
 /*
  * Called on rte_vhost's control thread each time a frontend connects to the
  * device at `path`, before the connection is accepted (never on the I/O
  * path; may block briefly).  Returns 0 to accept it, negative to refuse it
  * (rte_vhost then closes it).  NULL: every connection is accepted.  The
- * hook sets *sock_fd to the connection's accepted socket when it can tell
- * (rte_vhost does not say; -1 when unknown): femud then refuses the
- * messages of a frontend that leaves its replies unread (pmd_blk.c).
+ * hook fills *peer when it can tell (rte_vhost does not say; it comes
+ * unknown): with the socket femud refuses the messages of a frontend that
+ * leaves its replies unread, with the pid it tells a frontend's own
+ * inflight file from another's (pmd_blk.c).
  */
-typedef int (*pmd_connect_hook_t)(const char *path, void *arg, int *sock_fd);
+typedef int (*pmd_connect_hook_t)(const char *path, void *arg, struct pmd_peer *peer);
 void pmd_set_connect_hook(pmd_connect_hook_t fn, void *arg);
 
 /*

@@ -1412,27 +1412,17 @@ void pmd_set_connect_hook(pmd_connect_hook_t fn, void *arg)
 	connect_hook = fn;
 }
 
-/* The process at the other end of a frontend's socket, 0 when unknown. */
-static pid_t conn_peer_pid(int sock_fd)
-{
-	struct ucred cr;
-	socklen_t len = sizeof(cr);
-
-	if (sock_fd < 0 || getsockopt(sock_fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) != 0)
-		return 0;
-	return cr.pid;
-}
-
 static int on_new_connection_run(int vid)
 {
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	struct pmd_conn *c = NULL;
 	struct pmd_blk *dev;
-	int rc = -1, sock_fd = -1;
+	struct pmd_peer peer = {.sock_fd = -1, .pid = 0};
+	int rc = -1;
 
 	if (vid < 0 || vid >= PMD_MAX_VID || rte_vhost_get_ifname(vid, path, sizeof(path)) != 0)
 		return -1;
-	if (connect_hook != NULL && connect_hook(path, connect_hook_arg, &sock_fd) < 0)
+	if (connect_hook != NULL && connect_hook(path, connect_hook_arg, &peer) < 0)
 		return -1; /* refused; the hook logged why */
 	pthread_mutex_lock(&ctl_lock);
 	dev = dev_of_path(path);
@@ -1448,9 +1438,9 @@ static int on_new_connection_run(int vid)
 	} else {
 		c->dev = dev;
 		c->vid = vid;
-		c->sock_fd = sock_fd;
-		c->pid = conn_peer_pid(sock_fd);
-		if (sock_fd >= 0 && pmd_guard_sock_bound_reads(sock_fd) != 0)
+		c->sock_fd = peer.sock_fd;
+		c->pid = peer.pid;
+		if (peer.sock_fd >= 0 && pmd_guard_sock_bound_reads(peer.sock_fd) != 0)
 			PMD_LOG(WARNING, "%s: cannot bound the wait for a message's payload: %s",
 				path, strerror(errno));
 		by_vid[vid] = c;

@@ -339,13 +339,15 @@ Test(ctl, a_second_frontend_waits_until_the_first_gives_the_queue_back)
 	second_frontend_gone();
 }
 
-/* The connect hook of the next connection: its accepted socket. */
+/* The connect hook of the next connection: its accepted socket, its frontend's pid. */
 static int next_sock = -1;
-static int sock_hook(const char *path, void *arg, int *sock_fd)
+static pid_t next_pid;
+static int sock_hook(const char *path, void *arg, struct pmd_peer *peer)
 {
 	(void)path;
 	(void)arg;
-	*sock_fd = next_sock;
+	peer->sock_fd = next_sock;
+	peer->pid = next_pid;
 	return 0;
 }
 
@@ -1127,8 +1129,14 @@ Test(ctl, get_inflight_fd_is_a_named_file_gone_with_its_connection)
  */
 Test(ctl, a_frontend_gone_with_a_running_queue_leaves_its_position_to_the_same_ring)
 {
-	struct rte_vhost_inflight_info_packed *region = packed_queue_starts(PK_BASE);
+	struct rte_vhost_inflight_info_packed *region;
+	int first = ut_vid;
 
+	ut_dev_ops->destroy_connection(ut_vid);
+	pmd_set_connect_hook(sock_hook, NULL);
+	next_pid = 100;
+	cr_assert_eq(ut_dev_ops->new_connection(ut_vid), 0);
+	region = packed_queue_starts(PK_BASE);
 	((struct vring_packed_desc *)g.b)[4] =
 	    (struct vring_packed_desc){.addr = FG_REQ_DATA(0), .len = 1, .id = 4, .flags = 0};
 	ut_dev_ops->destroy_connection(ut_vid);
@@ -1139,8 +1147,21 @@ Test(ctl, a_frontend_gone_with_a_running_queue_leaves_its_position_to_the_same_r
 			   ut_log);
 	cr_assert_eq(iff_files(NULL, 0), 1);
 	region_unmap(region);
-	ut_vid++; /* another frontend */
-	cr_assert_eq(ut_dev_ops->new_connection(ut_vid), 0);
+
+	/* the same process again (it reset the device): its base stands */
+	cr_assert_eq(ut_dev_ops->new_connection(++ut_vid), 0);
+	ut_vrings[0].vr.callfd = ut_vrings[0].vr.kickfd = -1;
+	region = packed_queue_starts(PK_BASE);
+	cr_assert_null(strstr(ut_log, "takes the ring's position"), "%s", ut_log);
+	cr_assert_eq(ut_queue(0)->last_avail, 3);
+	cr_assert_eq(hook(true, VHU_GET_VRING_BASE, 0), RTE_VHOST_MSG_RESULT_NOT_HANDLED);
+	region_unmap(region);
+	ut_dev_ops->destroy_connection(ut_vid);
+	cr_assert_eq(iff_files(NULL, 0), 1, "its own file went, the kept one stays");
+
+	/* another process (a migration's destination) starts the ring */
+	next_pid = 200;
+	cr_assert_eq(ut_dev_ops->new_connection(++ut_vid), 0);
 	ut_vrings[0].vr.callfd = ut_vrings[0].vr.kickfd = -1;
 	region = packed_queue_starts(PK_BASE);
 	cr_assert_not_null(strstr(ut_log, "takes the ring's position"), "%s", ut_log);
@@ -1151,7 +1172,8 @@ Test(ctl, a_frontend_gone_with_a_running_queue_leaves_its_position_to_the_same_r
 	region_unmap(region);
 	ut_dev_ops->destroy_connection(ut_vid);
 	cr_assert_eq(iff_files(NULL, 0), 0);
-	ut_vid--;
+	pmd_set_connect_hook(NULL, NULL);
+	ut_vid = first;
 	cr_assert_eq(ut_dev_ops->new_connection(ut_vid), 0);
 }
 
