@@ -23,48 +23,25 @@
 # <kernel>, <initrd> and channels).
 set -u
 CTL=${1:?usage: libvirt_guest.sh FEMUCTL}
-FEMUD=${FEMUD:?FEMUD not set}
-SRC=${SRCDIR:?SRCDIR not set}
-# shellcheck source=../guest/guest-lib.sh
-. "$SRC/test/guest/guest-lib.sh"
-pass=0 fail=0
-ok() { pass=$((pass + 1)); echo "PASS: $*"; }
-ko() { fail=$((fail + 1)); echo "FAIL: $*"; }
-finish() { echo "$pass passed, $fail failed"; [ "$fail" -eq 0 ]; exit; }
-[ "$(id -u)" = 0 ] || { echo "FAIL: needs root (libvirtd, socket owner)"; exit 1; }
-for c in virsh libvirtd virtlogd; do
-	command -v $c >/dev/null || { echo "FAIL: $c missing (apt-get install libvirt-daemon-system)"; exit 1; }
-done
-id libvirt-qemu >/dev/null 2>&1 || { echo "FAIL: no libvirt-qemu user"; exit 1; }
+# shellcheck source=libvirt-lib.sh
+. "${SRCDIR:?SRCDIR not set}/test/integration/libvirt-lib.sh"
+lv_need
 
 T=$(mktemp -d /tmp/femud-libvirt.XXXXXX)
 chmod 755 "$T" # QEMU (libvirt-qemu) reaches the sockets and channel files in here
 DOM=femud-test-$$
 VIRSH=(virsh -q -c qemu:///system)
-FPID= started=()
 cleanup() {
 	"${VIRSH[@]}" destroy "$DOM" >/dev/null 2>&1
-	[ -n "$FPID" ] && kill "$FPID" 2>/dev/null && sleep 1 && kill -9 "$FPID" 2>/dev/null
-	for p in "${started[@]}"; do [ -f "$p" ] && kill "$(cat "$p")" 2>/dev/null; done
-	rm -rf "$T"
+	lv_cleanup
 }
 trap cleanup EXIT
 
-# libvirtd: the one that runs, else ours (no init system starts it here)
-if ! "${VIRSH[@]}" version >/dev/null 2>&1; then
-	virtlogd -d -p "$T/virtlogd.pid" && started+=("$T/virtlogd.pid")
-	libvirtd -d -p "$T/libvirtd.pid" && started+=("$T/libvirtd.pid")
-	for _ in $(seq 1 60); do "${VIRSH[@]}" version >/dev/null 2>&1 && break; sleep 0.5; done
-fi
-"${VIRSH[@]}" version >"$T/version" 2>&1 && ok "libvirtd: $(grep -i hypervisor "$T/version")" ||
-	{ ko "libvirtd not reachable: $(cat "$T/version")"; finish; }
+lv_system_libvirtd
 
-"$FEMUD" --no-huge --rpc "$T/rpc.sock" \
-	--dev "path=$T/vda.sock,devsz_mb=64,queues=2,sock_owner=libvirt-qemu,sock_mode=0660,mem_path=$T/vda.mem" \
-	>"$T/femud.log" 2>&1 &
-FPID=$!
-for _ in $(seq 1 300); do grep -q '^femud: ready' "$T/femud.log" && break; sleep 0.1; done
-grep -q '^femud: ready' "$T/femud.log" || { ko "femud: $(cat "$T/femud.log")"; finish; }
+lv_femud_start "$T/femud.log" \
+	--dev "path=$T/vda.sock,devsz_mb=64,queues=2,sock_owner=libvirt-qemu,sock_mode=0660,mem_path=$T/vda.mem" ||
+	{ ko "femud did not start"; finish; }
 ctl() { "$CTL" -s "$T/rpc.sock" "$@"; }
 ctl libvirt-xml "$T/vda.sock" vda >"$T/vda.xml" || { ko "libvirt-xml vda"; finish; }
 pin=$(sed -n "s/.*<emulatorpin cpuset='\([^']*\)'.*/\1/p" "$T/vda.xml")
@@ -103,55 +80,14 @@ dd if=/dev/vdb of=/tmp/c bs=1M count=4 iflag=direct 2>/dev/null && cmp /tmp/vdb.
 	echo "vdb kept its data" || exit 1
 r=$(check vdb) && echo "replugged $r"
 JOB
-gl_job_init "$T" && gl_job_cmd "$T" "$(cat "$T/run.sh")" && gl_boot_args "$T" "$img" 1 ||
+lv_guest_files "$img" "$T/run.sh" ||
 	{ ko "guest job"; finish; }
-kernel=$img/vmlinuz
-[ -f "$img/vmlinux" ] && kernel=$img/vmlinux
-cp "$kernel" "$T/kernel"
 
-python3 - "$T" "$DOM" "$pin" "${FEMUD_GUEST_QEMU:-}" <<'PY'
-import sys
-t, name, pin, qemu = sys.argv[1:]
-emulator = f"    <emulator>{qemu}</emulator>\n" if qemu else ""
-disk = open(f"{t}/vda.xml").read()
-disk = disk[disk.index("<disk"):]
-chans = "".join(f"    <channel type='file'><source path='{t}/{p}'/>"
-                f"<target type='virtio' name='org.femud.{p}'/></channel>\n"
-                for p in ("out", "err", "status"))
-open(f"{t}/dom.xml", "w").write(f"""<domain type='qemu'>
-  <name>{name}</name>
-  <memory unit='MiB'>512</memory>
-  <vcpu>1</vcpu>
-  <memoryBacking><source type='memfd'/><access mode='shared'/></memoryBacking>
-  <cputune><vcpupin vcpu='0' cpuset='{pin}'/><emulatorpin cpuset='{pin}'/></cputune>
-  <os><type arch='x86_64' machine='q35'>hvm</type>
-    <kernel>{t}/kernel</kernel><initrd>{t}/initrd</initrd>
-    <cmdline>console=ttyS0 panic=-1 quiet no_timer_check femud_guest.disks=1</cmdline></os>
-  <features><acpi/></features>
-  <on_poweroff>destroy</on_poweroff><on_reboot>destroy</on_reboot><on_crash>destroy</on_crash>
-  <devices>
-{emulator}{disk}    <controller type='pci' index='0' model='pcie-root'/>
-    <controller type='pci' model='pcie-root-port'/>
-    <controller type='pci' model='pcie-root-port'/>
-    <controller type='pci' model='pcie-root-port'/>
-    <controller type='pci' model='pcie-root-port'/>
-    <controller type='pci' model='pcie-root-port'/>
-    <controller type='pci' model='pcie-root-port'/>
-    <serial type='file'><source path='{t}/console.log'/><target port='0'/></serial>
-    <controller type='virtio-serial' index='0'/>
-{chans}  </devices>
-</domain>
-""")
-PY
+lv_domain_xml "$DOM" "$pin" "${FEMUD_GUEST_QEMU:-}" "$T/vda.xml"
 virt-xml-validate "$T/dom.xml" domain >/dev/null 2>&1 && ok "the domain passes virt-xml-validate" || ko "domain XML invalid"
 "${VIRSH[@]}" create "$T/dom.xml" >"$T/create" 2>&1 && ok "virsh create with libvirt-xml's disk" ||
 	{ ko "virsh create: $(cat "$T/create")"; finish; }
-# the QEMU the domain runs: FEMUD_GUEST_QEMU's when set, else the system's
-want=$("${FEMUD_GUEST_QEMU:-qemu-system-x86_64}" --version | sed -n 's/.*version \([0-9]*\.[0-9]*\).*/\1/p')
-"${VIRSH[@]}" qemu-monitor-command "$DOM" '{"execute":"query-version"}' >"$T/qver" 2>&1
-got=$(python3 -c 'import json,sys; v=json.load(open(sys.argv[1]))["return"]["qemu"]; print("%d.%d" % (v["major"], v["minor"]))' "$T/qver" 2>/dev/null)
-[ -n "$want" ] && [ "$got" = "$want" ] && ok "the domain runs QEMU $got" ||
-	ko "domain QEMU '$got', want '$want': $(cat "$T/qver")"
+lv_domain_qemu_check qemu:///system "$DOM"
 
 # wait for a line (or the domain's end: a guest that panicked is destroyed)
 wait_out() {
@@ -185,15 +121,9 @@ grep -q "frontend pid [0-9]* uid $(id -u libvirt-qemu) " "$T/femud.log" &&
 
 # restart under the guest's I/O, from the saved configuration
 ctl save-config "$T/femud.json" || ko "save-config"
-kill -TERM "$FPID"
-wait "$FPID"
-rc=$?
-[ $rc = 0 ] && ok "femud exit 0 on SIGTERM under I/O" || ko "femud exit $rc: $(tail -n 5 "$T/femud.log")"
-"$FEMUD" --no-huge --rpc "$T/rpc.sock" --config "$T/femud.json" >"$T/femud2.log" 2>&1 &
-FPID=$!
-for _ in $(seq 1 300); do grep -q '^femud: ready' "$T/femud2.log" && break; sleep 0.1; done
-grep -q '^femud: ready' "$T/femud2.log" && ok "femud restarted from femuctl save-config's file" ||
-	ko "restart: $(cat "$T/femud2.log")"
+lv_femud_stop "under I/O"
+lv_femud_start "$T/femud2.log" --config "$T/femud.json" >"$T/restart" &&
+	ok "femud restarted from femuctl save-config's file" || ko "restart: $(cat "$T/restart")"
 sleep 25 # two reconnect periods, inside the guest's 60 s loop
 # the hot-plugged disk's chardev: "disconnected:unix:..." while QEMU does not reconnect it
 "${VIRSH[@]}" qemu-monitor-command "$DOM" '{"execute":"query-chardev"}' >"$T/chardev" 2>&1
@@ -222,9 +152,5 @@ grep -q "^vdb kept its data$" "$T/out" && grep -qx "replugged vdb 33554432 ok" "
 	ko "vdb after the re-plug: $(cat "$T/out" "$T/status"; tail -n 20 "$T/console.log")"
 grep -q "vdb.sock: frontend pid [0-9]* uid $(id -u libvirt-qemu) .*connected" "$T/femud2.log" &&
 	ok "QEMU connected to the new femud's vdb socket" || ko "vdb connect: $(grep -i vdb "$T/femud2.log")"
-kill -TERM "$FPID"
-wait "$FPID"
-rc=$?
-FPID=
-[ $rc = 0 ] && ok "femud exit 0 on SIGTERM" || ko "femud exit $rc"
+lv_femud_stop
 finish
