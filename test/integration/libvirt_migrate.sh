@@ -8,13 +8,16 @@
 # disks: a NoSSD vda with 2 queues, a BlackBox vdb whose garbage collection
 # runs under the guest's rewrites) has the guest check both disks over and
 # over (4 MiB of random data written with O_DIRECT, read back, compared)
-# while it is migrated to the second libvirtd and back.  Every check passes,
+# while it is migrated to the second libvirtd and back, as many round trips
+# as asked.  Every check passes,
 # checks go on after each migration, femud logs the dirty pages of both
 # disks' queues during each migration and the destination's queues start.
-# Root only.  Args: femuctl path.  Env: FEMUD, SRCDIR; FEMUD_GUEST_QEMU
-# (test/guest/qemu10.sh sets it) is the domain's <emulator>.
+# Root only.  Args: femuctl path [round trips, default 1].  Env: FEMUD,
+# SRCDIR; FEMUD_GUEST_QEMU (test/guest/qemu10.sh sets it) is the domain's
+# <emulator>.
 set -u
-CTL=${1:?usage: libvirt_migrate.sh FEMUCTL}
+CTL=${1:?usage: libvirt_migrate.sh FEMUCTL [ROUND-TRIPS]}
+TRIPS=${2:-1}
 # shellcheck source=libvirt-lib.sh
 . "${SRCDIR:?SRCDIR not set}/test/integration/libvirt-lib.sh"
 lv_need unshare
@@ -59,7 +62,7 @@ check() { # check DEV: 4 MiB of random data written with O_DIRECT, read back, co
 	cmp /tmp/a /tmp/b
 }
 n=0 t0=$(cut -d. -f1 /proc/uptime)
-while [ $(($(cut -d. -f1 /proc/uptime) - t0)) -lt 200 ]; do
+while [ $(($(cut -d. -f1 /proc/uptime) - t0)) -lt LOOP_S ]; do
 	check vda || { echo "vda failed after $n"; exit 1; }
 	check vdb || { echo "vdb failed after $n"; exit 1; }
 	n=$((n + 1))
@@ -67,6 +70,8 @@ while [ $(($(cut -d. -f1 /proc/uptime) - t0)) -lt 200 ]; do
 done
 echo "loop $n ok"
 JOB
+LOOP_S=$((100 + 40 * TRIPS)) # the guest's checks outlast the migrations
+sed -i "s/LOOP_S/$LOOP_S/" "$T/run.sh"
 lv_guest_files "$img" "$T/run.sh" ||
 	{ ko "guest job"; finish; }
 lv_domain_xml "$DOM" "$pin" "${FEMUD_GUEST_QEMU:-}" "$T/vda.xml" "$T/vdb.xml"
@@ -111,9 +116,11 @@ migrate() {
 	ok "the guest's checks go on after the migration to $3 ($(passes) passes)"
 }
 wait_passes 1 "the first check on the first libvirtd"
-migrate "$A" "$B" "the second libvirtd"
-migrate "$B" "$A" "the first libvirtd"
-for _ in $(seq 1 300); do virsh_a domstate "$DOM" >/dev/null 2>&1 || break; sleep 1; done
+for _ in $(seq 1 "$TRIPS"); do
+	migrate "$A" "$B" "the second libvirtd"
+	migrate "$B" "$A" "the first libvirtd"
+done
+for _ in $(seq 1 $((LOOP_S + 120))); do virsh_a domstate "$DOM" >/dev/null 2>&1 || break; sleep 1; done
 grep -q "^loop [1-9][0-9]* ok$" "$T/out" && [ "$(gl_status "$T")" = 0 ] &&
 	ok "guest: $(grep '^loop' "$T/out") checks of vda and vdb, every one identical" ||
 	ko "guest: $(tail -3 "$T/out"; cat "$T/status"; tail -n 20 "$T/console.log")"
