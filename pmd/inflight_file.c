@@ -200,8 +200,8 @@ void pmd_iff_set_frontend(struct pmd_iff *f, pid_t frontend)
 
 void pmd_iff_queue_started(struct pmd_iff *f, uint16_t qid, uint16_t set_base, uint64_t ring_gpa)
 {
-	if (qid >= f->t.num_queues)
-		return;
+	if (qid >= f->t.num_queues || !f->t.packed)
+		return; /* a split ring's position is in guest memory: nobody needs the file */
 	f->t.q[qid] = (struct iff_queue){.running = 1, .set_base = set_base, .ring_gpa = ring_gpa};
 	iff_queue_write(f, qid);
 }

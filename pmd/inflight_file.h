@@ -72,7 +72,8 @@ void pmd_iff_set_frontend(struct pmd_iff *f, pid_t frontend);
 /*
  * Queue qid started on f's region: the frontend does not know its position
  * from here on; set_base is the base it last set, ring_gpa the ring's guest
- * address (SET_VRING_ADDR's log address).
+ * address (SET_VRING_ADDR's log address).  Packed regions only: a split
+ * ring's frontend finds the position in guest memory (the used index).
  */
 void pmd_iff_queue_started(struct pmd_iff *f, uint16_t qid, uint16_t set_base, uint64_t ring_gpa);
 

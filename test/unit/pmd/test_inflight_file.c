@@ -419,3 +419,20 @@ Test(inflight_file, kept_files_are_bounded_the_oldest_going_first)
 	pmd_iff_orphans_close(&o);
 	cr_assert_eq(files_in_dir(), PMD_IFF_MAX_ORPHANS, "kept for a later femud");
 }
+
+/* A split ring's file never waits for anyone: its frontend reads the used index back. */
+Test(inflight_file, a_split_rings_file_is_never_kept)
+{
+	struct pmd_iff_orphans o;
+	int fd;
+	struct pmd_iff *f = make(OLD_PID, false, QSZ, &fd);
+	char name[PATH_MAX], other[PATH_MAX];
+
+	pmd_iff_queue_started(f, 0, BASE, GPA);
+	cr_assert_not(pmd_iff_running(f));
+	snprintf(name, sizeof(name), "%s", pmd_iff_name(f));
+	pmd_iff_close(f, false); /* femud died */
+	made_by_another_process(name, other, sizeof(other));
+	cr_assert_eq(pmd_iff_orphans_scan(dir, SOCK, &o), 0);
+	cr_assert_eq(files_in_dir(), 0, "removed by the next femud");
+}
