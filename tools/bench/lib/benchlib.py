@@ -215,6 +215,29 @@ def wait_log_ready(proc, logf, offset, timeout, text="femud: ready"):
     return False
 
 
+def _exit_on_sigterm(signum, _frame):
+    """A bench tool stopped with SIGTERM (a timeout around it) unwinds like an exception, so
+    that the processes it started are stopped on the way out (its callers' finally blocks):
+    a femud left polling would skew every later figure on the machine."""
+    sys.exit(128 + signum)
+
+
+signal.signal(signal.SIGTERM, _exit_on_sigterm)
+
+
+def run_tool(cmd, timeout):
+    """Run another bench tool to its end: (exit status, stdout, stderr).  When this one is
+    stopped or the timeout passes, the tool gets SIGTERM (so that it stops what it started),
+    SIGKILL only after 30 s; subprocess.TimeoutExpired is raised on a timeout."""
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except BaseException:
+        stop_proc(p)
+        raise
+    return p.returncode, out, err
+
+
 def stop_proc(proc, sig=signal.SIGTERM, wait_s=30):
     """Signal proc (a Popen or None) and reap it; SIGKILL after wait_s."""
     if proc and proc.poll() is None:
@@ -401,6 +424,12 @@ def virtio_ring_note(s):
 
 # Queue depths of femu-floor's bare split-ring rate (its keys ring_qd<N>_4k_per_s).
 RING_FLOOR_QDS = (32, 128)
+
+# What tools/bench/layouts runs packed against split rings on: (workload as
+# tools/bench/sweep names it, bs, qd, with femu-floor's sides of both layouts)
+LAYOUT_WORKLOADS = (("randread 4k QD1", "4k", 1, True), ("randread 4k QD32", "4k", 32, True),
+                    ("randread 4k QD128", "4k", 128, True),
+                    ("randread 512 QD128", "512", 128, False))
 
 
 def ring_floor_key(qd):
