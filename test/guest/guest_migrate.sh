@@ -279,17 +279,24 @@ if [ -n "$GM_FEMUD_KILL" ] && [ "$BACKEND" = femud ]; then
 	grep -q "killed after" "$T/killmig" || fail "femud was not killed during the migration"
 	wait "$FEMUD_PID" 2>/dev/null
 	cp "$FEMUD_LOG" "$T/femud-killed.log"
-	start_femud "${DEVS[@]}"
-	if [ "$rc" = 0 ]; then
-		# the source stays a while, as a management tool may leave it: it
-		# reconnects to the new femud and brings its inflight file back
-		# without starting its queue; the destination's packed queue must
-		# still take the ring's position from that file.  Not QEMU 7.2:
-		# its stopped source starts its queues again on the new femud
-		# (docs/design.md, Limits)
-		[ -n "$GM_PACKED" ] && qemu_at_least 9 1 && sleep 3
+	if [ "$rc" = 0 ] && ! qemu_at_least 9 1; then
+		# QEMU 7.2's stopped source starts its queues again on a new femud
+		# and has them served into its own memory (docs/design.md, Limits):
+		# it ends before femud comes back, as libvirt ends it
 		qmp "$T/qmp$cur" quit
 		wait "${QPIDS[cur]}" 2>/dev/null
+	fi
+	start_femud "${DEVS[@]}"
+	if [ "$rc" = 0 ]; then
+		# a newer source stays a while, as a management tool may leave it:
+		# it reconnects to the new femud and brings its inflight file back
+		# without starting its queue; the destination's packed queue must
+		# still take the ring's position from that file
+		if qemu_at_least 9 1; then
+			[ -n "$GM_PACKED" ] && sleep 3
+			qmp "$T/qmp$cur" quit
+			wait "${QPIDS[cur]}" 2>/dev/null
+		fi
 		cur=$k
 		n=0
 		queues_started 100
