@@ -105,19 +105,26 @@ static void iff_queue_write(struct pmd_iff *f, uint16_t qid)
 				sizeof(f->t.q[0]));
 }
 
-/* Lay out each packed queue's area as rte_vhost does: wrap counters 1, free list 0..n-1. */
-static int iff_init_packed(int fd, uint16_t num_queues, uint16_t queue_size)
+/* As rte_vhost lays a new packed area out: wrap counters 1, free list 0..n-1. */
+void pmd_iff_packed_area_init(struct rte_vhost_inflight_info_packed *in, uint16_t queue_size)
 {
-	uint64_t qbytes = pmd_inflight_packed_queue_bytes(queue_size);
-	struct rte_vhost_inflight_info_packed *in = calloc(1, qbytes);
-	int rc = 0;
-
-	if (in == NULL)
-		return -ENOMEM;
+	memset(in, 0, pmd_inflight_packed_queue_bytes(queue_size));
 	in->used_wrap_counter = 1;
 	in->old_used_wrap_counter = 1;
 	for (uint16_t j = 0; j < queue_size; j++)
 		in->desc[j].next = (uint16_t)(j + 1);
+}
+
+/* Lay out each packed queue's area of the file fd (pmd_iff_packed_area_init). */
+static int iff_init_packed(int fd, uint16_t num_queues, uint16_t queue_size)
+{
+	uint64_t qbytes = pmd_inflight_packed_queue_bytes(queue_size);
+	struct rte_vhost_inflight_info_packed *in = malloc(qbytes);
+	int rc = 0;
+
+	if (in == NULL)
+		return -ENOMEM;
+	pmd_iff_packed_area_init(in, queue_size);
 	for (uint16_t k = 0; k < num_queues && rc == 0; k++)
 		rc = iff_pwrite(fd, in, qbytes, k * qbytes);
 	free(in);

@@ -63,6 +63,13 @@ int pmd_iff_make(const char *dir, const char *sock_path, pid_t frontend, bool pa
 		 uint16_t num_queues, uint16_t queue_size, struct pmd_iff **out, int *fd,
 		 uint64_t *mmap_size);
 
+/*
+ * One packed queue's area (queue_size entries, its whole
+ * pmd_inflight_packed_queue_bytes) as rte_vhost makes a new one.
+ */
+struct rte_vhost_inflight_info_packed;
+void pmd_iff_packed_area_init(struct rte_vhost_inflight_info_packed *in, uint16_t queue_size);
+
 /* Is fd the file of f (same device and inode; NULL f: no)? */
 bool pmd_iff_is(const struct pmd_iff *f, int fd);
 

@@ -228,10 +228,8 @@ static bool ring_written_before(const struct vring_packed_desc *ring, uint16_t s
 static void inflight_packed_reset(struct rte_vhost_inflight_info_packed *in, uint16_t size,
 				  uint16_t pos)
 {
-	memset(in, 0, pmd_inflight_packed_queue_bytes(size));
+	pmd_iff_packed_area_init(in, size);
 	in->version = 1; /* rte_vhost marks a new area so when the queue's kick fd comes */
-	for (uint16_t j = 0; j < size; j++)
-		in->desc[j].next = (uint16_t)(j + 1);
 	inflight_packed_at(in, pos);
 }
 
