@@ -128,6 +128,23 @@ static struct pmd_conn *conn_of_vid(int vid)
 }
 
 /*
+ * The connections of dev other than skip, one per call from *vid on (start
+ * at 0); NULL after the last.  Callers hold ctl_lock or run on rte_vhost's
+ * thread, the only writers of by_vid.
+ */
+static struct pmd_conn *dev_conn_next(const struct pmd_blk *dev, const struct pmd_conn *skip,
+				      int *vid)
+{
+	while (*vid < PMD_MAX_VID) {
+		struct pmd_conn *o = by_vid[(*vid)++];
+
+		if (o != NULL && o != skip && o->dev == dev)
+			return o;
+	}
+	return NULL;
+}
+
+/*
  * Number of kicks the guest sent since the last call, read from the kick
  * eventfd (control path only; pollers never look at it).
  */
@@ -519,12 +536,9 @@ static void conn_retire_hung_up(struct pmd_conn *c, const struct pmd_conn *by, u
 static bool queue_claim(struct pmd_conn *c, uint16_t qid)
 {
 	const struct pmd_conn *owner = NULL;
+	struct pmd_conn *o;
 
-	for (int vid = 0; vid < PMD_MAX_VID; vid++) {
-		struct pmd_conn *o = by_vid[vid];
-
-		if (o == NULL || o == c || o->dev != c->dev)
-			continue;
+	for (int vid = 0; (o = dev_conn_next(c->dev, c, &vid)) != NULL;) {
 		if (conn_hung_up(o))
 			conn_retire_hung_up(o, c, qid);
 		else if (o->claimed & (1ULL << qid))
@@ -970,11 +984,12 @@ static void inflight_made(struct pmd_conn *c, void *ctx)
  */
 static struct pmd_iff *inflight_file_of_other(struct pmd_conn *c, int fd)
 {
-	for (int vid = 0; vid < PMD_MAX_VID; vid++) {
-		struct pmd_conn *o = by_vid[vid];
+	struct pmd_conn *o;
+
+	for (int vid = 0; (o = dev_conn_next(c->dev, c, &vid)) != NULL;) {
 		struct pmd_iff *f;
 
-		if (o == NULL || o == c || o->dev != c->dev || !pmd_iff_is(o->iff, fd))
+		if (!pmd_iff_is(o->iff, fd))
 			continue;
 		f = o->iff;
 		o->iff = NULL;
@@ -1065,12 +1080,12 @@ static enum rte_vhost_msg_result inflight_get(struct pmd_conn *c, void *ctx, int
  */
 static int inflight_take_live(struct pmd_conn *c, uint16_t qid, char *from, size_t fromlen)
 {
-	for (int vid = 0; vid < PMD_MAX_VID; vid++) {
-		struct pmd_conn *o = by_vid[vid];
+	struct pmd_conn *o;
+
+	for (int vid = 0; (o = dev_conn_next(c->dev, c, &vid)) != NULL;) {
 		int rc;
 
-		if (o == NULL || o == c || o->dev != c->dev || o->iff == NULL ||
-		    o->vq[qid] != NULL || (o->claimed & (1ULL << qid)))
+		if (o->iff == NULL || o->vq[qid] != NULL || (o->claimed & (1ULL << qid)))
 			continue;
 		rc = pmd_iff_take(o->iff, c->iff, qid, c->pid, c->set_base[qid], c->ring_gpa[qid]);
 		if (rc != 0) {
@@ -1756,13 +1771,9 @@ int pmd_blk_create(const struct pmd_blk_params *params, const struct fm_model_op
 /* Stop the queues of every connection of dev; drop the connections too. */
 static void dev_conns_stop(struct pmd_blk *dev, bool drop)
 {
-	int vid;
+	struct pmd_conn *c;
 
-	for (vid = 0; vid < PMD_MAX_VID; vid++) {
-		struct pmd_conn *c = by_vid[vid];
-
-		if (c == NULL || c->dev != dev)
-			continue;
+	for (int vid = 0; (c = dev_conn_next(dev, NULL, &vid)) != NULL;) {
 		if (drop)
 			conn_drop(c, false);
 		else
@@ -1810,12 +1821,10 @@ void pmd_blk_destroy(struct pmd_blk *dev)
 /* Add the running queue qid of every connection of dev to q (ctl_lock held). */
 static void stats_of_live_queue(struct pmd_blk *dev, uint16_t qid, struct pmd_queue_snap *q)
 {
-	int vid;
+	struct pmd_conn *c;
 
-	for (vid = 0; vid < PMD_MAX_VID; vid++) {
-		struct pmd_conn *c = by_vid[vid];
-
-		if (c == NULL || c->dev != dev || c->vq[qid] == NULL)
+	for (int vid = 0; (c = dev_conn_next(dev, NULL, &vid)) != NULL;) {
+		if (c->vq[qid] == NULL)
 			continue;
 		dev->stats.kicks[qid] += kicks_drain(c->vq[qid]->kickfd);
 		pmd_vq_stats_add(&q->st, &c->vq[qid]->st);
@@ -1852,14 +1861,11 @@ static void stats_zero_on_poller(void *arg)
 
 void pmd_blk_stats_reset(struct pmd_blk *dev)
 {
-	uint16_t qid;
-	int vid;
+	struct pmd_conn *c;
 
 	pthread_mutex_lock(&ctl_lock);
-	for (vid = 0; vid < PMD_MAX_VID; vid++) {
-		struct pmd_conn *c = by_vid[vid];
-
-		for (qid = 0; c != NULL && c->dev == dev && qid < PMD_MAX_QUEUES; qid++) {
+	for (int vid = 0; (c = dev_conn_next(dev, NULL, &vid)) != NULL;) {
+		for (uint16_t qid = 0; qid < PMD_MAX_QUEUES; qid++) {
 			if (c->vq[qid] == NULL)
 				continue;
 			kicks_drain(c->vq[qid]->kickfd);

@@ -346,6 +346,10 @@ fi
 
 # stop the guest (it ends after one more round) and read its verdict
 echo stop >"$T/in$cur.in"
+end=$((SECONDS + GM_ROUND_WAIT))
+while kill -0 "${QPIDS[cur]}" 2>/dev/null && [ "$SECONDS" -lt "$end" ]; do sleep 0.2; done
+kill -0 "${QPIDS[cur]}" 2>/dev/null &&
+	fail "the guest on QEMU $cur did not end in $GM_ROUND_WAIT s after the word to stop: $(cat "$T/prog$cur"; tail -5 "$T/err$cur")"
 wait "${QPIDS[cur]}"
 rc=$?
 cat "$T/out$cur"
