@@ -120,6 +120,21 @@ PY
 		{ ko "--layouts split,packed QD$qd (exit $RC)"; cat "$T/p$qd.out"; }
 done
 
+# 512 B reads at QD8: both layouts against femu-floor's rings of 512 B reads, no copy rate
+# (one core's copy is of 4 KiB blocks)
+timeout 300 "$SRCDIR/tools/bench/turns" "${common[@]}" --qd 8 --bs 512 --turns 2 --layouts split,packed \
+	--json "$T/s.json" >"$T/s.out" 2>&1
+RC=$?
+[ "$RC" -eq 0 ] && python3 - "$T/s.json" <<'PY' && ok "--bs 512 QD8: each layout against its ring of 512 B reads" ||
+import json, sys
+j = json.load(open(sys.argv[1]))
+t, s = j["turns"], j["summary"]
+assert j["bs"] == "512" and len(t) == 2, j
+assert all(set(x) == {"femud", "packed", "ring", "pring"} and min(x.values()) > 0 for x in t), t
+assert "femud_over_ring" in s and "packed_over_pring" in s and "pring_over_ring" in s, sorted(s)
+PY
+	{ ko "--bs 512 QD8 (exit $RC)"; cat "$T/s.out"; }
+
 bad() { # name needle args...
 	local name=$1 needle=$2
 	shift 2
@@ -130,6 +145,7 @@ bad() { # name needle args...
 }
 bad no_floor_alone "--no-floor" --no-floor
 bad other_bs "--bs" --bs 512
+bad odd_bs "--bs" --qd 8 --bs 768
 bad same_cpus "--bench-cpu" --target-cpu 1 --bench-cpu 1
 bad short_slice "--slice" --slice 0.01
 bad zero_turns "--turns" --turns 0

@@ -157,6 +157,10 @@ bad qd_alone "--qd N goes with --ring-loop" --qd 32
 bad qd_one "--qd" --ring-loop /tmp/x --qd 1
 bad qd_big "--qd" --ring-loop /tmp/x --qd 257
 bad ring_and_copy "--ring-loop" --ring-loop /tmp/x --qd 8 --copy-loop /tmp/y
+bad bs_alone "--bs B goes with --ring-loop" --bs 512
+bad bs_odd "--bs" --ring-loop /tmp/x --qd 8 --bs 1000
+bad bs_big "--bs" --ring-loop /tmp/x --qd 8 --bs 8192
+bad bs_word "--bs" --ring-loop /tmp/x --qd 8 --bs half
 bad layout_word "--layout" --layout hexagonal
 bad layout_both_loop "--layout both" --layout both --ring-loop /tmp/x --qd 8
 bad layout_both_qd1_loop "--layout both" --layout both --ring-qd1-loop /tmp/x
@@ -207,11 +211,18 @@ loop_check() { # name final-line-regex (its count in \1) femu-floor args...
 loop_check bare 'bare ring at QD1: \([0-9]*\) requests' --ring-qd1-loop
 loop_check virtio 'virtio-layout ring at QD1: \([0-9]*\) requests' --virtio-layout --ring-qd1-loop
 loop_check copy 'random 4 KiB copies (CPU 0, 8 MiB): \([0-9]*\)' --copy-loop
-loop_check ring 'bare split ring at QD32 (look-ahead [1-8], [^,]*,.* used index [a-z0-9 ]*): \([0-9]*\) requests' \
+loop_check ring 'bare split ring at QD32, 4096 B reads (look-ahead [1-8], [^,]*,.* used index [a-z0-9 ]*): \([0-9]*\) requests' \
 	--qd 32 --ring-loop
 loop_check packed_qd1 'packed ring at QD1: \([0-9]*\) requests' --layout packed --ring-qd1-loop
-loop_check packed_ring 'bare packed ring at QD32 (look-ahead [1-8], [^,]*,.* used index [a-z0-9 ]*): \([0-9]*\) requests' \
+loop_check packed_ring 'bare packed ring at QD32, 4096 B reads (look-ahead [1-8], [^,]*,.* used index [a-z0-9 ]*): \([0-9]*\) requests' \
 	--layout packed --qd 32 --ring-loop
+# --bs 512: 512 B reads, each block hinted whole or not at all, never asked for first
+for l in split packed; do
+	loop_check "${l}512" "bare $l ring at QD128, 512 B reads (look-ahead [1-8], [^,]*, used index [a-z0-9 ]*): \\([0-9]*\\) requests" \
+		--layout "$l" --qd 128 --bs 512 --ring-loop
+	grep -qE "512 B reads \(look-ahead [1-8], (first 512 B to L1|first 512 B to L2|none), used" \
+		"$tmpd/${l}512.out" && ok "${l}512: a 512 B hint" || ko "${l}512: $(cat "$tmpd/${l}512.out")"
+done
 rm -rf "$tmpd"
 
 # --copy-soak: one rate per whole second, each a positive count

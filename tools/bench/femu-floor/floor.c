@@ -714,7 +714,7 @@ struct rq_shm {
 	struct vring_packed_desc_event *drv_ev, *dev_ev;
 	struct virtio_blk_outhdr *hdr; /* qd headers, 16 B apart */
 	uint8_t *status;	       /* qd status bytes, 1 B apart */
-	uint8_t *data;		       /* qd 4 KiB buffers */
+	uint8_t *data;		       /* qd buffers of the run's block size, bs apart */
 };
 
 /* One request as the backend parsed it. */
@@ -730,6 +730,7 @@ struct rq_run {
 	struct rq_shm m;
 	const struct floor_buf *buf;
 	unsigned qd, look;
+	unsigned bs;	  /* bytes each request reads: 512..4096, a multiple of 512 */
 	enum floor_pf pf; /* the hint for a block parsed ahead */
 	bool pf_first;	  /* each copy asks for its block's lines first (floor_copy_block) */
 	unsigned pub;	  /* store the used index after this many requests (0: once per batch) */
@@ -755,16 +756,17 @@ static uint64_t rq_gpa(const struct rq_shm *m, const void *p)
 
 /*
  * Lay out the ring and the request memory as femu-bench does (headers and
- * status bytes packed in arrays) with pre-built chains: slot s is head
- * descriptor s -> data descriptor qd + 2s -> status descriptor qd + 2s + 1.
+ * status bytes packed in arrays, data buffers of bs bytes) with pre-built
+ * chains: slot s is head descriptor s -> data descriptor qd + 2s -> status
+ * descriptor qd + 2s + 1.
  */
-static int rq_shm_init(struct rq_shm *m, unsigned qd, bool packed)
+static int rq_shm_init(struct rq_shm *m, unsigned qd, bool packed, unsigned bs)
 {
 	size_t ring = packed ? sizeof(*m->pdesc) * RQ_SIZE + 4096
 			     : (vring_size(RQ_SIZE, 4096) + 4095) & ~(size_t)4095;
 	size_t hdr = ((size_t)qd * sizeof(*m->hdr) + 63) & ~(size_t)63;
 	size_t st = ((size_t)qd + 63) & ~(size_t)63;
-	size_t data = (size_t)qd * BLOCK;
+	size_t data = (size_t)qd * bs;
 	struct vring_desc *d;
 
 	m->len = ring + ((hdr + st + 4095) & ~(size_t)4095) + data;
@@ -792,7 +794,7 @@ static int rq_shm_init(struct rq_shm *m, unsigned qd, bool packed)
 		d[s] = (struct vring_desc){rq_gpa(m, &m->hdr[s]), sizeof(m->hdr[s]),
 					   VRING_DESC_F_NEXT, (uint16_t)dd};
 		d[dd] =
-		    (struct vring_desc){rq_gpa(m, m->data + (size_t)s * BLOCK), BLOCK,
+		    (struct vring_desc){rq_gpa(m, m->data + (size_t)s * bs), bs,
 					VRING_DESC_F_NEXT | VRING_DESC_F_WRITE, (uint16_t)(dd + 1)};
 		d[dd + 1] = (struct vring_desc){rq_gpa(m, &m->status[s]), 1, VRING_DESC_F_WRITE, 0};
 	}
@@ -900,14 +902,14 @@ static void *rq_backend(void *arg)
 	return NULL;
 }
 
-/* Initiator: a read of a random 4 KiB block on slot, queued (published by the caller). */
+/* Initiator: a read of a random block (r->bs) on slot, queued (published by the caller). */
 static void rq_submit(struct rq_run *r, unsigned slot, uint16_t *avail_idx, uint64_t *rs)
 {
 	struct rq_shm *m = &r->m;
 
 	m->hdr[slot].type = VIRTIO_BLK_T_IN;
 	m->hdr[slot].ioprio = 0;
-	m->hdr[slot].sector = (rnd(rs) % (r->buf->len / BLOCK)) * (BLOCK / 512);
+	m->hdr[slot].sector = (rnd(rs) % (r->buf->len / r->bs)) * (r->bs / 512);
 	m->status[slot] = RQ_STATUS_UNSET;
 	m->vr.avail->ring[*avail_idx & (RQ_SIZE - 1)] = (uint16_t)slot;
 	(*avail_idx)++;
@@ -1050,7 +1052,7 @@ static void *pq_backend(void *arg)
 }
 
 /*
- * Packed initiator: a read of a random 4 KiB block on slot as a chain at
+ * Packed initiator: a read of a random block (r->bs) on slot as a chain at
  * count *avail; the head's flags of the batch's first chain (*head, *head_flags)
  * are left to the caller, the others stored now.
  */
@@ -1063,10 +1065,10 @@ static void pq_submit(struct rq_run *r, unsigned slot, uint16_t *avail, uint16_t
 
 	m->hdr[slot].type = VIRTIO_BLK_T_IN;
 	m->hdr[slot].ioprio = 0;
-	m->hdr[slot].sector = (rnd(rs) % (r->buf->len / BLOCK)) * (BLOCK / 512);
+	m->hdr[slot].sector = (rnd(rs) % (r->buf->len / r->bs)) * (r->bs / 512);
 	m->status[slot] = RQ_STATUS_UNSET;
 	d[(c + 1) & (RQ_SIZE - 1)] = (struct vring_packed_desc){
-	    rq_gpa(m, m->data + (size_t)slot * BLOCK), BLOCK, id,
+	    rq_gpa(m, m->data + (size_t)slot * r->bs), r->bs, id,
 	    (uint16_t)(VRING_DESC_F_NEXT | VRING_DESC_F_WRITE | pk_avail_bits(c + 1, RQ_SIZE))};
 	d[(c + 2) & (RQ_SIZE - 1)] = (struct vring_packed_desc){
 	    rq_gpa(m, &m->status[slot]), 1, id,
@@ -1207,7 +1209,7 @@ static int rq_run(struct rq_run *r, unsigned ms, double *rate, uint64_t *count,
 	int rc;
 
 	free(r->m.base);
-	if ((rc = rq_shm_init(&r->m, r->qd, r->packed)) != 0)
+	if ((rc = rq_shm_init(&r->m, r->qd, r->packed, r->bs)) != 0)
 		return rc;
 	r->stop = 0;
 	r->err = 0;
@@ -1227,18 +1229,24 @@ static int rq_run_once(struct rq_run *r, unsigned ms, double *rate)
 /*
  * Short trials of every look-ahead and publish interval, two interleaved
  * rounds (a disturbance then hits one trial of a variant, not all); the
- * variant with the highest summed rate wins.
+ * variant with the highest summed rate wins.  A block under 4 KiB is hinted
+ * whole (512 B to either level) and copied without asking for its lines
+ * first: the 4 KiB hints would fetch lines no request reads.
  */
 static int rq_pick(struct rq_run *r, unsigned trial_ms, struct floor_ring_res *out)
 {
 	/* the best hint of each cache level in floor_copy4k_rate's trials */
-	static const enum floor_pf pfs[] = {FLOOR_PF_L1_512, FLOOR_PF_L2_4K, FLOOR_PF_L2_SPLIT};
+	static const enum floor_pf pfs4k[] = {FLOOR_PF_L1_512, FLOOR_PF_L2_4K, FLOOR_PF_L2_SPLIT},
+				   pfs512[] = {FLOOR_PF_L1_512, FLOOR_PF_L2_512, FLOOR_PF_NONE};
 	static const unsigned looks[] = {1, 2, 4, 8}, pubs[] = {0, 16, 8};
 	enum {
 		NL = sizeof(looks) / sizeof(looks[0]),
 		NP = sizeof(pubs) / sizeof(pubs[0]),
-		NF = sizeof(pfs) / sizeof(pfs[0])
+		NF = sizeof(pfs4k) / sizeof(pfs4k[0])
 	};
+	_Static_assert(sizeof(pfs512) == sizeof(pfs4k), "one hint list length");
+	const enum floor_pf *pfs = r->bs == BLOCK ? pfs4k : pfs512;
+	unsigned firsts = r->bs == BLOCK ? 2 : 1;
 	double sum[NL][NP][NF][2] = {{{{0}}}}, best = -1, x;
 	int rc;
 
@@ -1246,7 +1254,7 @@ static int rq_pick(struct rq_run *r, unsigned trial_ms, struct floor_ring_res *o
 		for (unsigned i = 0; i < NL; i++)
 			for (unsigned j = 0; j < NP; j++)
 				for (unsigned f = 0; f < NF; f++)
-					for (unsigned c = 0; c < 2; c++) {
+					for (unsigned c = 0; c < firsts; c++) {
 						r->look = looks[i];
 						r->pub = pubs[j];
 						r->pf = pfs[f];
@@ -1258,7 +1266,7 @@ static int rq_pick(struct rq_run *r, unsigned trial_ms, struct floor_ring_res *o
 	for (unsigned i = 0; i < NL; i++)
 		for (unsigned j = 0; j < NP; j++)
 			for (unsigned f = 0; f < NF; f++)
-				for (unsigned c = 0; c < 2; c++)
+				for (unsigned c = 0; c < firsts; c++)
 					if (sum[i][j][f][c] > best) {
 						best = sum[i][j][f][c];
 						out->look = looks[i];
@@ -1269,14 +1277,18 @@ static int rq_pick(struct rq_run *r, unsigned trial_ms, struct floor_ring_res *o
 	return 0;
 }
 
-/* A run's state for qd requests in flight, the initiator pinned to cpu_b; NULL: *rc says why. */
+/*
+ * A run's state for qd requests of bs bytes in flight, the initiator pinned
+ * to cpu_b; NULL: *rc says why.
+ */
 static struct rq_run *rq_new(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigned qd,
-			     bool packed, int *rc)
+			     bool packed, unsigned bs, int *rc)
 {
 	struct rq_run *r;
 
 	*rc = -EINVAL;
-	if (cpu_a == cpu_b || qd == 0 || qd > FLOOR_RING_MAX_QD || buf->len < BLOCK)
+	if (cpu_a == cpu_b || qd == 0 || qd > FLOOR_RING_MAX_QD || buf->len < BLOCK || bs < 512 ||
+	    bs > BLOCK || bs % 512 != 0)
 		return NULL;
 	if ((*rc = floor_pin(cpu_b)) != 0)
 		return NULL;
@@ -1287,6 +1299,7 @@ static struct rq_run *rq_new(int cpu_a, int cpu_b, const struct floor_buf *buf, 
 	*rc = 0;
 	r->buf = buf;
 	r->qd = qd;
+	r->bs = bs;
 	r->cpu = cpu_a;
 	r->packed = packed;
 	return r;
@@ -1313,7 +1326,7 @@ static void rq_free(struct rq_run *r)
 }
 
 int floor_ring_rate(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigned qd, bool packed,
-		    unsigned ms, struct floor_ring_res *out)
+		    unsigned bs, unsigned ms, struct floor_ring_res *out)
 {
 	unsigned trial_ms = ms / 8 < 25 ? 25 : ms / 8 > 100 ? 100 : ms / 8;
 	struct rq_run *r;
@@ -1321,7 +1334,7 @@ int floor_ring_rate(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigned 
 
 	if (ms < 100)
 		return -EINVAL;
-	if ((r = rq_new(cpu_a, cpu_b, buf, qd, packed, &rc)) == NULL)
+	if ((r = rq_new(cpu_a, cpu_b, buf, qd, packed, bs, &rc)) == NULL)
 		return rc;
 	if ((rc = rq_pick_set(r, trial_ms, out)) == 0)
 		rc = rq_run_once(r, ms, &out->rate);
@@ -1330,13 +1343,13 @@ int floor_ring_rate(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigned 
 }
 
 int floor_ring_count(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigned qd, bool packed,
-		     struct floor_ring_res *picked, uint64_t *count,
+		     unsigned bs, struct floor_ring_res *picked, uint64_t *count,
 		     const volatile sig_atomic_t *stop)
 {
 	struct rq_run *r;
 	int rc;
 
-	if ((r = rq_new(cpu_a, cpu_b, buf, qd, packed, &rc)) == NULL)
+	if ((r = rq_new(cpu_a, cpu_b, buf, qd, packed, bs, &rc)) == NULL)
 		return rc;
 	if ((rc = rq_pick_set(r, FLOOR_RING_LOOP_TRIAL_MS, picked)) == 0)
 		rc = rq_run(r, 0, NULL, count, stop);

@@ -135,9 +135,12 @@ int floor_ring_qd1_count(int cpu_a, int cpu_b, const struct floor_buf *buf, enum
  * each reaped batch's first chain stored last, as femu-bench --packed
  * publishes), the backend finding the available chains by their head flags,
  * writing each used descriptor in place with the flags of each publish
- * group's first stored last (the packed ring's used index).  0,
- * -EINVAL (same CPUs, qd not 1..FLOOR_RING_MAX_QD, ms < 100), -ETIMEDOUT (a partner silent for 10
- * s) or another -errno.
+ * group's first stored last (the packed ring's used index).
+ * bs: the bytes each request reads, 4096 for the figures above; a smaller
+ * multiple of 512 (512 B reads) makes each data buffer and descriptor that
+ * long and hints each block whole (512 B to L1, to L2, or not at all).  0,
+ * -EINVAL (same CPUs, qd not 1..FLOOR_RING_MAX_QD, bs not 512..4096 in steps
+ * of 512, ms < 100), -ETIMEDOUT (a partner silent for 10 s) or another -errno.
  */
 #define FLOOR_RING_MAX_QD 256u
 /* How a 4 KiB block is prefetched ahead of its copy. */
@@ -161,13 +164,14 @@ struct floor_ring_res {
 	bool pf_first;	  /* each copy first asks for its block's 64 lines into L2 */
 };
 int floor_ring_rate(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigned qd, bool packed,
-		    unsigned ms, struct floor_ring_res *out);
+		    unsigned bs, unsigned ms, struct floor_ring_res *out);
 
 /* Each trial of floor_ring_count()'s pick, ms (144 trials: about 4 s). */
 #define FLOOR_RING_LOOP_TRIAL_MS 25u
 
 /*
- * floor_ring_rate()'s split (or packed) ring at queue depth qd without end: the
+ * floor_ring_rate()'s split (or packed) ring at queue depth qd (requests of bs
+ * bytes) without end: the
  * backend's variant picked in short trials (FLOOR_RING_LOOP_TRIAL_MS each,
  * what it picked in *picked; rate left 0), then the initiator on the calling
  * thread (pinned to cpu_b) stores the number of requests completed so far in
@@ -178,7 +182,7 @@ int floor_ring_rate(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigned 
  * silent for 10 s), -EIO (a wrong completion) or another -errno.
  */
 int floor_ring_count(int cpu_a, int cpu_b, const struct floor_buf *buf, unsigned qd, bool packed,
-		     struct floor_ring_res *picked, uint64_t *count,
+		     unsigned bs, struct floor_ring_res *picked, uint64_t *count,
 		     const volatile sig_atomic_t *stop);
 
 /* Mean latency of n dependent loads at random lines of b (ns). */

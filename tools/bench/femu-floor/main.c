@@ -31,6 +31,7 @@ struct floor_opts {
 	const char *copy_file; /* --copy-loop: the overlapped copy without end, its count there */
 	const char *ring_file; /* --ring-loop: the split ring at --qd without end, its count */
 	unsigned qd;	       /* --qd: the queue depth of --ring-loop */
+	unsigned bs;	       /* --bs: bytes per request of --ring-loop (0: 4096) */
 	int rtt;	       /* --rtt: only the cache-line round trip */
 	unsigned layouts;      /* --layout: LAYOUT_SPLIT and/or LAYOUT_PACKED ring figures */
 	int json;
@@ -47,7 +48,7 @@ static void usage(FILE *f)
 		"       femu-floor [--cpus A,B] [--size-mb N] --ring-qd1-loop FILE "
 		"[--virtio-layout]\n"
 		"       femu-floor [--cpus A,B] [--size-mb N] --copy-loop FILE\n"
-		"       femu-floor [--cpus A,B] [--size-mb N] --ring-loop FILE --qd N\n"
+		"       femu-floor [--cpus A,B] [--size-mb N] --ring-loop FILE --qd N [--bs B]\n"
 		"       femu-floor [--cpus A,B] --rtt [--json]\n"
 		"  (each ring figure and loop in the --layout split|packed|both given)\n"
 		"Measures the floor under any vhost-user-blk backend on CPU A serving an\n"
@@ -83,6 +84,8 @@ static void usage(FILE *f)
 		"                 (2..256; its look-ahead, publish interval and hints first\n"
 		"                 picked in short trials, as the QD32/QD128 figures) without\n"
 		"                 end, the count of requests so far in FILE, as --ring-qd1-loop\n"
+		"  --bs B         with --ring-loop: each request reads B bytes (512..4096, a\n"
+		"                 multiple of 512; default 4096)\n"
 		"  --rtt          only this: the cache-line round trip A<->B in ns, from\n"
 		"                 20000 round trips (a few ms; no buffer): which placement\n"
 		"                 the two CPUs have now (tools/bench/turns)\n");
@@ -112,6 +115,7 @@ static int parse_opts(int argc, char **argv, struct floor_opts *o)
 					   {"copy-loop", required_argument, NULL, 'C'},
 					   {"ring-loop", required_argument, NULL, 'R'},
 					   {"qd", required_argument, NULL, 'Q'},
+					   {"bs", required_argument, NULL, 'B'},
 					   {"rtt", no_argument, NULL, 't'},
 					   {"layout", required_argument, NULL, 'y'},
 					   {"help", no_argument, NULL, 'h'},
@@ -197,6 +201,16 @@ static int parse_opts(int argc, char **argv, struct floor_opts *o)
 			}
 			o->qd = (unsigned)v;
 			break;
+		case 'B':
+			if (parse_uint(optarg, 4096, &v) || v < 512 || v % 512 != 0) {
+				fprintf(stderr,
+					"femu-floor: --bs '%s': bytes per request, 512..4096 in "
+					"steps of 512\n",
+					optarg);
+				return -1;
+			}
+			o->bs = (unsigned)v;
+			break;
 		case 't':
 			o->rtt = 1;
 			break;
@@ -267,6 +281,10 @@ static int parse_opts(int argc, char **argv, struct floor_opts *o)
 				"has virtio-blk's layout already)\n");
 		return -1;
 	}
+	if (o->bs != 0 && o->ring_file == NULL) {
+		fprintf(stderr, "femu-floor: --bs B goes with --ring-loop FILE\n");
+		return -1;
+	}
 	if ((o->ring_file != NULL) != (o->qd != 0)) {
 		fprintf(stderr, "femu-floor: %s\n",
 			o->qd != 0 ? "--qd N goes with --ring-loop FILE"
@@ -318,7 +336,9 @@ static int ring_loop(const struct floor_opts *o, struct floor_buf *buf, uint64_t
 	char pub[32] = "per batch";
 	bool packed = o->layouts == LAYOUT_PACKED;
 	const char *name = packed ? "packed" : "split";
-	int rc = floor_ring_count(o->cpu_a, o->cpu_b, buf, o->qd, packed, &p, count, &g_loop_stop);
+	unsigned bs = o->bs != 0 ? o->bs : 4096;
+	int rc =
+	    floor_ring_count(o->cpu_a, o->cpu_b, buf, o->qd, packed, bs, &p, count, &g_loop_stop);
 
 	if (rc != 0) {
 		fprintf(stderr, "femu-floor: --ring-loop: %s ring QD%u CPU %d <-> %d: %s\n", name,
@@ -327,8 +347,9 @@ static int ring_loop(const struct floor_opts *o, struct floor_buf *buf, uint64_t
 	}
 	if (p.pub != 0)
 		snprintf(pub, sizeof(pub), "every %u requests", p.pub);
-	printf("bare %s ring at QD%u (look-ahead %u, %s,%s used index %s): %" PRIu64 " requests\n",
-	       name, o->qd, p.look, floor_pf_name(p.pf),
+	printf("bare %s ring at QD%u, %u B reads (look-ahead %u, %s,%s used index %s): %" PRIu64
+	       " requests\n",
+	       name, o->qd, bs, p.look, floor_pf_name(p.pf),
 	       p.pf_first ? " block asked for first," : "", pub, *count);
 	return 0;
 }
@@ -516,7 +537,7 @@ static int measure(const struct floor_opts *o, struct floor_buf *buf, struct flo
 		for (unsigned packed = 0; packed < 2; packed++) {
 			if (!(o->layouts & (packed ? LAYOUT_PACKED : LAYOUT_SPLIT)))
 				continue;
-			rc = floor_ring_rate(o->cpu_a, o->cpu_b, buf, ring_qds[i], packed,
+			rc = floor_ring_rate(o->cpu_a, o->cpu_b, buf, ring_qds[i], packed, 4096,
 					     o->ring_ms, packed ? &f->pringq[i] : &f->ringq[i]);
 			if (rc != 0) {
 				fprintf(stderr, "femu-floor: %s ring QD%u CPU %d <-> %d: %s\n",

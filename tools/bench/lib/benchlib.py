@@ -425,11 +425,10 @@ def virtio_ring_note(s):
 # Queue depths of femu-floor's bare split-ring rate (its keys ring_qd<N>_4k_per_s).
 RING_FLOOR_QDS = (32, 128)
 
-# What tools/bench/layouts runs packed against split rings on: (workload as
-# tools/bench/sweep names it, bs, qd, with femu-floor's sides of both layouts)
-LAYOUT_WORKLOADS = (("randread 4k QD1", "4k", 1, True), ("randread 4k QD32", "4k", 32, True),
-                    ("randread 4k QD128", "4k", 128, True),
-                    ("randread 512 QD128", "512", 128, False))
+# What tools/bench/layouts runs packed against split rings on, each next to femu-floor's
+# rings of both layouts: (workload as tools/bench/sweep names it, bs, qd)
+LAYOUT_WORKLOADS = (("randread 4k QD1", "4k", 1), ("randread 4k QD32", "4k", 32),
+                    ("randread 4k QD128", "4k", 128), ("randread 512 QD128", "512", 128))
 
 
 def ring_floor_key(qd):

@@ -6,11 +6,11 @@ Every side stays up for the whole measurement and is stopped (SIGSTOP) while ano
 the CPUs: femud with a femu-bench run on it (femu-bench --progress), optionally a second
 femud build with its own femu-bench (B, for an A/B), and femu-floor's sides: at QD1
 --ring-qd1-loop (the bare ring) and --ring-qd1-loop --virtio-layout, at higher depth
---copy-loop (one core's overlapped random 4 KiB copy) and --ring-loop --qd N (the bare split
-ring at the same depth: what any backend of that ring reaches with femu-bench's layout, so
-ring/copy says how much of the copy rate the ring itself leaves).  A turn continues each side
-in the order bare, copy, femud, [B,] virtio, ring (reversed every other turn), lets it settle,
-reads its
+--copy-loop (one core's overlapped random 4 KiB copy; 4 KiB reads only) and --ring-loop
+--qd N (the bare split ring at the same depth and block size: what any backend of that ring
+reaches with femu-bench's layout, so ring/copy says how much of the copy rate the ring itself
+leaves).  A turn continues each side in the order bare, copy, femud, [B,] virtio, ring
+(reversed every other turn), lets it settle, reads its
 completion counter for a slice of time and stops it again (with B, femud and B trade
 places every two turns): the sides of a turn are a
 fraction of a second apart, inside one placement mode of the VM far more often than two
@@ -133,6 +133,21 @@ def _femud_side(cfg, tmp, name, femud, femu_bench, extra=()):
     return Side(name, [proc, fb], count)
 
 
+def _bs_bytes(bs):
+    """femu-bench's --bs (512, 4k, 64K ...) in bytes."""
+    bs = str(bs).lower()
+    mult = {"k": 1024, "m": 1 << 20}.get(bs[-1:], 1)
+    return int(bs[:-1] if mult > 1 else bs) * mult
+
+
+def _ring_mode(cfg, layout):
+    """femu-floor's ring at cfg.qd with cfg.bs reads (--ring-loop FILE first)."""
+    mode = ["--ring-loop", "--qd", str(cfg.qd)]
+    if _bs_bytes(cfg.bs) != 4096:
+        mode += ["--bs", str(_bs_bytes(cfg.bs))]
+    return mode + (["--layout", "packed"] if layout == "packed" else [])
+
+
 def _floor_side(cfg, tmp, name, mode):
     count = os.path.join(tmp, f"{name}.count")
     p = subprocess.Popen([cfg.femu_floor, "--cpus", f"{cfg.target_cpu},{cfg.bench_cpu}",
@@ -163,13 +178,15 @@ def start_sides(cfg, tmp, sides):
             starts.append(("pbare", lambda: _floor_side(
                 cfg, tmp, "pbare", ["--ring-qd1-loop", "--layout", "packed"])))
     elif cfg.femu_floor:
-        starts.append(("copy", lambda: _floor_side(cfg, tmp, "copy", ["--copy-loop"])))
+        # one core's copy rate is of 4 KiB blocks: a floor of 4 KiB reads only
+        if _bs_bytes(cfg.bs) == 4096:
+            starts.append(("copy", lambda: _floor_side(cfg, tmp, "copy", ["--copy-loop"])))
         if cfg.ring_side and split:
             starts.append(("ring", lambda: _floor_side(cfg, tmp, "ring",
-                                                       ["--ring-loop", "--qd", str(cfg.qd)])))
+                                                       _ring_mode(cfg, "split"))))
         if cfg.ring_side and packed:
-            starts.append(("pring", lambda: _floor_side(
-                cfg, tmp, "pring", ["--ring-loop", "--qd", str(cfg.qd), "--layout", "packed"])))
+            starts.append(("pring", lambda: _floor_side(cfg, tmp, "pring",
+                                                        _ring_mode(cfg, "packed"))))
     for name, start in starts:
         sides[name] = start()
         if not sides[name].wait_started(120):
