@@ -45,9 +45,6 @@ void fm_data_prefetch(const void *data, uint64_t offset, uint64_t len, bool for_
 		len = len < FM_DATA_PREFETCH_WRITE_MAX ? len : FM_DATA_PREFETCH_WRITE_MAX;
 		for (off = 0; off < len; off += FM_DATA_LINE)
 			__builtin_prefetch(p + off, 1, 3);
-	} else if (len <= FM_DATA_PREFETCH_L1_MAX) {
-		for (off = 0; off < len; off += FM_DATA_LINE)
-			__builtin_prefetch(p + off, 0, 3); /* prefetcht0: first level */
 	} else {
 		fm_data_prefetch_l2(p, len);
 	}

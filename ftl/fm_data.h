@@ -37,17 +37,13 @@ void fm_data_zero(void *data, uint64_t offset, uint64_t len);
 /*
  * Prefetch the start of [offset, offset + len) of the data region, without
  * faulting: a hint only.  A read (the device's data is the copy's source):
- * up to FM_DATA_PREFETCH_L1_MAX bytes into the first-level cache
- * (prefetcht0), a longer one's first FM_DATA_PREFETCH_MAX bytes into the
- * second level (prefetcht1).  A write (the region is the copy's
+ * its first FM_DATA_PREFETCH_MAX bytes into the second-level cache
+ * (prefetcht1), whatever its length.  A write (the region is the copy's
  * destination): the first FM_DATA_PREFETCH_WRITE_MAX bytes for writing
  * (prefetchw, first level).  Hints into the first level stall once its
- * line-fill buffers run out; hints into the second level do not, and there
- * the whole 4 KiB block beats its first part.
+ * line-fill buffers run out, a 512 B read's eight lines too; hints into the
+ * second level do not, and there the whole 4 KiB block beats its first part.
  */
-#ifndef FM_DATA_PREFETCH_L1_MAX
-#define FM_DATA_PREFETCH_L1_MAX 512
-#endif
 #ifndef FM_DATA_PREFETCH_MAX
 #define FM_DATA_PREFETCH_MAX 4096
 #endif
