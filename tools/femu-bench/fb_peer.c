@@ -64,19 +64,24 @@ static void serve(struct peer_q *q, uint64_t *completed)
  * Packed ring: take every available chain in ring order (head flags, then
  * the chain up to a descriptor without NEXT, at most the ring size), write
  * the status byte, and write one used descriptor per chain at the used
- * position, its flags last.  last_avail and used_idx count descriptors.
+ * position; the batch's first used flags are stored last, so the driver
+ * sees the batch at once (as femud publishes, and as the split peer stores
+ * one used index per batch: the self-test then measures the driver, not
+ * the peer's cache-line ping-pong).  last_avail and used_idx count
+ * descriptors.
  */
 static void serve_packed(struct peer_q *q, uint64_t *completed)
 {
 	struct fb_vq *vq = q->vq;
+	uint16_t first = q->used_idx, first_flags = 0;
 
 	for (;;) {
-		uint16_t head = q->last_avail, c = head, id;
+		uint16_t head = q->last_avail, c = head, id, used_flags;
 		struct vring_packed_desc *d = &vq->pdesc[head & vq->mask], *tail;
 		uint16_t flags = __atomic_load_n(&d->flags, __ATOMIC_ACQUIRE);
 
 		if ((flags & (FB_PK_AVAIL | FB_PK_USED)) != fb_pvq_avail_bits(vq, head))
-			return;
+			break;
 		for (unsigned n = 1;
 		     (vq->pdesc[c & vq->mask].flags & VRING_DESC_F_NEXT) && n < vq->size; n++)
 			c++;
@@ -88,11 +93,17 @@ static void serve_packed(struct peer_q *q, uint64_t *completed)
 		d = &vq->pdesc[q->used_idx & vq->mask];
 		d->id = id;
 		d->len = 1;
-		__atomic_store_n(&d->flags, fb_pvq_used_bits(vq, q->used_idx), __ATOMIC_RELEASE);
+		used_flags = fb_pvq_used_bits(vq, q->used_idx);
+		if (q->used_idx == first)
+			first_flags = used_flags;
+		else
+			__atomic_store_n(&d->flags, used_flags, __ATOMIC_RELEASE);
 		q->used_idx = (uint16_t)(q->used_idx + (uint16_t)(c - head));
 		q->last_avail = c;
 		(*completed)++;
 	}
+	if (q->used_idx != first)
+		__atomic_store_n(&vq->pdesc[first & vq->mask].flags, first_flags, __ATOMIC_RELEASE);
 }
 
 static void *peer_main(void *arg)
