@@ -133,18 +133,30 @@ def _femud_side(cfg, tmp, name, femud, femu_bench, extra=()):
     return Side(name, [proc, fb], count)
 
 
-def _bs_bytes(bs):
-    """femu-bench's --bs (512, 4k, 64K ...) in bytes."""
-    bs = str(bs).lower()
-    mult = {"k": 1024, "m": 1 << 20}.get(bs[-1:], 1)
-    return int(bs[:-1] if mult > 1 else bs) * mult
+def bs_bytes(bs):
+    """femu-bench's --bs (512, 4k, 64K ...) in bytes; None when it is no size."""
+    s = str(bs).lower()
+    mult = {"k": 1024, "m": 1 << 20}.get(s[-1:], 1)
+    try:
+        return int(s[:-1] if mult > 1 else s) * mult
+    except ValueError:
+        return None
+
+
+def floor_takes_bs(bs, qd):
+    """femu-floor has sides of bs-byte reads at queue depth qd: 4 KiB at QD1 (its QD1
+    rings), 512 B to 4 KiB in steps of 512 B above (its rings at depth, --bs)."""
+    b = bs_bytes(bs)
+    if qd == 1:
+        return b == 4096
+    return b is not None and 512 <= b <= 4096 and b % 512 == 0
 
 
 def _ring_mode(cfg, layout):
     """femu-floor's ring at cfg.qd with cfg.bs reads (--ring-loop FILE first)."""
     mode = ["--ring-loop", "--qd", str(cfg.qd)]
-    if _bs_bytes(cfg.bs) != 4096:
-        mode += ["--bs", str(_bs_bytes(cfg.bs))]
+    if bs_bytes(cfg.bs) != 4096:
+        mode += ["--bs", str(bs_bytes(cfg.bs))]
     return mode + (["--layout", "packed"] if layout == "packed" else [])
 
 
@@ -179,7 +191,7 @@ def start_sides(cfg, tmp, sides):
                 cfg, tmp, "pbare", ["--ring-qd1-loop", "--layout", "packed"])))
     elif cfg.femu_floor:
         # one core's copy rate is of 4 KiB blocks: a floor of 4 KiB reads only
-        if _bs_bytes(cfg.bs) == 4096:
+        if bs_bytes(cfg.bs) == 4096:
             starts.append(("copy", lambda: _floor_side(cfg, tmp, "copy", ["--copy-loop"])))
         if cfg.ring_side and split:
             starts.append(("ring", lambda: _floor_side(cfg, tmp, "ring",
