@@ -156,6 +156,8 @@ struct pmd_vq *pmd_vq_create(const struct pmd_vq_setup *s)
 	q->avail_event_slack =
 	    s->size <= PMD_VQ_AVAIL_EVENT_MAX_SIZE ? PMD_VQ_AVAIL_EVENT_SLACK : 0;
 	q->prefetch = s->target->ops->prefetch != NULL;
+	q->look = PMD_VQ_LOOKAHEAD;
+	q->touch = PMD_VQ_TOUCH_AHEAD;
 	q->idle = pmd_blk_req_wants_idle(s->target);
 	q->guess_hdr = &q->guess_head; /* nothing served yet: any readable address */
 	q->name = "";
@@ -315,7 +317,8 @@ static unsigned vq_resubmit(struct pmd_vq *q, uint64_t now, struct pmd_chain *c)
 	return n;
 }
 
-_Static_assert(PMD_VQ_HINT_SLOTS > PMD_VQ_TOUCH_AHEAD &&
+_Static_assert(PMD_VQ_HINT_SLOTS > PMD_VQ_TOUCH_AHEAD_SMALL + 1 &&
+		   PMD_VQ_TOUCH_AHEAD_SMALL >= PMD_VQ_TOUCH_AHEAD &&
 		   (PMD_VQ_HINT_SLOTS & (PMD_VQ_HINT_SLOTS - 1)) == 0,
 	       "a touched request's hint slot must not be one still in use");
 
@@ -386,15 +389,15 @@ static inline void vq_touch(struct pmd_vq *q, uint16_t idx)
 	    .desc = q->desc, .size = q->size, .indirect_ok = q->indirect};
 	struct pmd_vq_hint_slot *s = vq_hint_slot(q, idx);
 
-	/* the slot's last user, 8 back, was served: whatever it left there is done with */
+	/* the slot's last user, a round of slots back, was served: what it left is done with */
 	pmd_chain_touch(q->mem, &ring, ld16(&q->avail->ring[idx & q->mask]), &s->touched);
 	s->idx = idx;
 	s->state = s->touched.hdr != NULL ? PMD_VQ_HINT_TOUCHED : PMD_VQ_HINT_NONE;
 }
 
 /*
- * Touch requests PMD_VQ_LOOKAHEAD..PMD_VQ_TOUCH_AHEAD-1 and prefetch
- * requests 1..PMD_VQ_LOOKAHEAD-1 of a burst of n (the loop then stays
+ * Touch requests q->look..q->touch-1 and prefetch
+ * requests 1..q->look-1 of a burst of n (the loop then stays
  * ahead).  Not request 0: it is served at once, a hint could not run
  * ahead of its copy and only costs time (QD1 latency measured worse).
  */
@@ -402,9 +405,9 @@ static inline __attribute__((always_inline)) void vq_prefetch_start(struct pmd_v
 {
 	uint16_t k;
 
-	for (k = PMD_VQ_LOOKAHEAD; k < n && k < PMD_VQ_TOUCH_AHEAD; k++)
+	for (k = q->look; k < n && k < q->touch; k++)
 		vq_touch(q, (uint16_t)(q->last_avail + k));
-	for (k = 1; k < n && k < PMD_VQ_LOOKAHEAD; k++)
+	for (k = 1; k < n && k < q->look; k++)
 		vq_prefetch(q, (uint16_t)(q->last_avail + k), false);
 }
 
@@ -472,6 +475,7 @@ static inline __attribute__((always_inline)) unsigned vq_take(struct pmd_vq *q, 
 	uint16_t avail_idx = ld16(&q->avail->idx);
 	uint16_t n = (uint16_t)(avail_idx - q->last_avail);
 	uint64_t bytes = 0, published = 0;
+	const uint16_t look = q->look, touch = q->touch;
 	uint16_t i;
 
 	if (n == 0)
@@ -493,13 +497,13 @@ static inline __attribute__((always_inline)) unsigned vq_take(struct pmd_vq *q, 
 
 		PMD_COST_RESTART(w, q->st);
 		head = ld16(&q->avail->ring[q->last_avail & q->mask]);
-		if (q->prefetch && i + PMD_VQ_LOOKAHEAD == n && n < PMD_VQ_BURST &&
+		if (q->prefetch && i + look == n && n < PMD_VQ_BURST &&
 		    bytes > (uint64_t)i * PMD_VQ_EXTEND_MIN_AVG_BYTES)
 			n = vq_burst_extend(q, i, n);
-		if (q->prefetch && i + PMD_VQ_TOUCH_AHEAD < n)
-			vq_touch(q, (uint16_t)(q->last_avail + PMD_VQ_TOUCH_AHEAD));
-		if (q->prefetch && i + PMD_VQ_LOOKAHEAD < n)
-			vq_prefetch(q, (uint16_t)(q->last_avail + PMD_VQ_LOOKAHEAD), true);
+		if (q->prefetch && i + touch < n)
+			vq_touch(q, (uint16_t)(q->last_avail + touch));
+		if (q->prefetch && i + look < n)
+			vq_prefetch(q, (uint16_t)(q->last_avail + look), true);
 		if (q->prefetch && i + PMD_VQ_HINT_REST_AHEAD < n)
 			vq_prefetch_rest(q, (uint16_t)(q->last_avail + PMD_VQ_HINT_REST_AHEAD));
 
@@ -514,6 +518,7 @@ static inline __attribute__((always_inline)) unsigned vq_take(struct pmd_vq *q, 
 		vq_publish_early(q, bytes, &published);
 	}
 	vq_avail_event_follow(q);
+	pmd_vq_look_follow(q, bytes, i);
 	return i;
 }
 

@@ -187,15 +187,16 @@ static bool vqp_serve(struct pmd_vq *q, uint64_t now, bool hinted, struct pmd_ch
 /*
  * The look-ahead (a model with a prefetch op): the split sweep's, on a ring
  * whose chains are found by walking it.  A cursor walks the chains after
- * last_avail as the driver makes them available, up to PMD_VQ_TOUCH_AHEAD
- * ahead, touching each (its header's line asked for, where the header and
- * the data descriptor are noted in its hint slot); the chain
- * PMD_VQ_LOOKAHEAD ahead gets its data hinted to the model (a read's first
- * PMD_VQ_HINT_SPLIT_BYTES, the rest PMD_VQ_HINT_REST_AHEAD ahead), and a
- * read hinted whole is served with FM_REQ_PREFETCHED.  The cursor stays
- * between sweeps; it never walks more than the ring's size past last_avail
- * and restarts there when the chain served is not the one it walked (the
- * driver rewrote an available chain: only hints were wrong).
+ * last_avail as the driver makes them available, up to q->touch ahead
+ * (PMD_VQ_TOUCH_AHEAD, or _SMALL after small requests), touching each (its
+ * header's line asked for, where the header and the data descriptor are
+ * noted in its hint slot); the chain q->look ahead gets its data hinted to
+ * the model (a read's first PMD_VQ_HINT_SPLIT_BYTES, the rest
+ * PMD_VQ_HINT_REST_AHEAD ahead), and a read hinted whole is served with
+ * FM_REQ_PREFETCHED.  The cursor stays between sweeps; it never walks more
+ * than the ring's size past last_avail and restarts there when the chain
+ * served is not the one it walked (the driver rewrote an available chain:
+ * only hints were wrong).
  */
 static inline struct pmd_vq_hint_slot *vqp_slot(struct pmd_vq *q, uint16_t ahead)
 {
@@ -240,8 +241,8 @@ static void vqp_hint(struct pmd_vq *q, struct pmd_vq_hint_slot *s, bool split)
 }
 
 /*
- * Before the chain at last_avail is served: the cursor PMD_VQ_TOUCH_AHEAD
- * ahead, hints for the chains 1..PMD_VQ_LOOKAHEAD ahead not hinted yet (all
+ * Before the chain at last_avail is served: the cursor q->touch
+ * ahead, hints for the chains 1..q->look ahead not hinted yet (all
  * but the last whole: at a sweep's start they would come too late in
  * parts), the rest of the one PMD_VQ_HINT_REST_AHEAD ahead.  Not the chain
  * served now: a hint could not run ahead of its copy (as the split ring's).
@@ -252,13 +253,13 @@ static inline void vqp_look_ahead(struct pmd_vq *q)
 
 	if (q->pk.la_ahead == 0)
 		vqp_cursor_reset(q);
-	while (q->pk.la_ahead <= PMD_VQ_TOUCH_AHEAD && vqp_touch_next(q))
+	while (q->pk.la_ahead <= q->touch && vqp_touch_next(q))
 		;
-	for (k = 1; k <= PMD_VQ_LOOKAHEAD && k < q->pk.la_ahead; k++) {
+	for (k = 1; k <= q->look && k < q->pk.la_ahead; k++) {
 		struct pmd_vq_hint_slot *s = vqp_slot(q, k);
 
 		if (s->state == PMD_VQ_HINT_TOUCHED)
-			vqp_hint(q, s, k == PMD_VQ_LOOKAHEAD);
+			vqp_hint(q, s, k == q->look);
 		else if (k == PMD_VQ_HINT_REST_AHEAD && s->state == PMD_VQ_HINT_FIRST) {
 			s->state = PMD_VQ_HINT_WHOLE;
 			pmd_blk_req_prefetch(q->target, &s->rest);
@@ -322,6 +323,7 @@ static unsigned vqp_take(struct pmd_vq *q, uint64_t now, struct pmd_chain *c)
 			vqp_publish(q);
 		}
 	}
+	pmd_vq_look_follow(q, bytes, i);
 	return i;
 }
 

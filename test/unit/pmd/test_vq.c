@@ -531,6 +531,54 @@ Test(vq, reads_up_to_the_split_size_hinted_whole_once)
 }
 
 /*
+ * n more reads of len bytes on the queue of sweep_burst_of_reads(), served by
+ * one sweep; the hints it gave before its first submit (the sweep's
+ * look-ahead: requests 1..look whole or in part).
+ */
+static unsigned sweep_more_reads(unsigned n, uint32_t len)
+{
+	const unsigned base = e.m.calls;
+	unsigned k, first = 0;
+
+	e.m.npf = 0;
+	for (k = 0; k < n; k++)
+		fg_env_post_read(&e, QSZ, k % 5, 8 * (k % 5), len);
+	cr_assert_eq(pmd_vq_sweep(q, 0, &scratch), n);
+	cr_assert_eq(e.m.calls, base + n);
+	for (k = 0; k < e.m.npf; k++)
+		first += e.m.pf[k].before_submit == base;
+	return first;
+}
+
+/*
+ * A sweep of small reads (512 B) makes the next sweep hint
+ * PMD_VQ_LOOKAHEAD_SMALL requests ahead, every one of them whole, each at
+ * its distance; a sweep of 4 KiB reads brings the next back to
+ * PMD_VQ_LOOKAHEAD.  The first sweep of a queue uses PMD_VQ_LOOKAHEAD.
+ */
+Test(vq, small_reads_make_the_next_sweep_look_further_ahead)
+{
+	const unsigned base = 4, n = 12;
+	unsigned k;
+
+	sweep_burst_of_reads(base, 512);
+	cr_assert_eq(e.m.npf, PMD_VQ_LOOKAHEAD, "the first sweep's look-ahead");
+	cr_assert_eq(sweep_more_reads(n, 512), PMD_VQ_LOOKAHEAD_SMALL);
+	cr_assert_eq(e.m.npf, n - 1);
+	for (k = 1; k < n; k++) {
+		const unsigned at = k < PMD_VQ_LOOKAHEAD_SMALL ? 0 : k - PMD_VQ_LOOKAHEAD_SMALL;
+
+		cr_assert_eq(e.m.pf[k - 1].offset, 4096 * (k % 5), "hint %u", k);
+		cr_assert_eq(e.m.pf[k - 1].len, 512, "hint %u", k);
+		cr_assert_eq(e.m.pf[k - 1].before_submit, base + at, "hint %u", k);
+		cr_assert_eq(e.m.req[base + k].flags, FM_REQ_PREFETCHED, "submit %u", k);
+	}
+	/* this 4 KiB sweep still follows the small one; the next does not */
+	cr_assert_eq(sweep_more_reads(8, 4096), PMD_VQ_LOOKAHEAD_SMALL);
+	cr_assert_eq(sweep_more_reads(8, 4096), PMD_VQ_LOOKAHEAD);
+}
+
+/*
  * A read is handed over as prefetched only when its whole hint went out: one
  * alone (QD1) is not, nor a write, nor a read whose first part was hinted by
  * a sweep that stopped before the rest (the next sweep serves it first).

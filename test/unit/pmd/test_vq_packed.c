@@ -740,6 +740,48 @@ Test(vqp, look_ahead_hints_chains_ahead_of_their_turn)
 	cr_assert_not(q->broken);
 }
 
+/* n reads of len bytes served by one sweep; the hints it gave before its first submit. */
+static unsigned sweep_reads(unsigned n, uint32_t len)
+{
+	struct vring_packed_desc d[3];
+	unsigned k, first = 0;
+
+	fm.calls = fm.npf = 0;
+	for (k = 0; k < n; k++) {
+		req_descs(d, (uint16_t)k, VIRTIO_BLK_T_IN, 8 * (k + 1), FG_REQ_DATA(k), len);
+		post_descs(d, 3, (uint16_t)k);
+	}
+	cr_assert_eq(pmd_vq_sweep(q, 1, &scratch), n);
+	for (k = 0; k < n; k++) {
+		expect_used((uint16_t)k, len + 1);
+		cr_assert_eq(fm.req[k].flags, k == 0 ? 0 : FM_REQ_PREFETCHED, "submit %u", k);
+	}
+	for (k = 0; k < fm.npf; k++)
+		first += fm.pf[k].before_submit == 0;
+	return first;
+}
+
+/*
+ * After a sweep of 512 B reads the look-ahead reaches PMD_VQ_LOOKAHEAD_SMALL
+ * chains ahead (here all four after the first, hinted before it is served);
+ * after a sweep of 4 KiB reads PMD_VQ_LOOKAHEAD again.
+ */
+Test(vqp, small_reads_make_the_look_ahead_reach_further)
+{
+	_Static_assert(PMD_VQ_LOOKAHEAD < 4 && PMD_VQ_LOOKAHEAD_SMALL >= 4,
+		       "five chains fill the ring: the distances must differ within four");
+	use_pf_model();
+	make_q(true, -1);
+	cr_assert_eq(sweep_reads(5, 512), PMD_VQ_LOOKAHEAD, "a queue's first sweep");
+	cr_assert_eq(sweep_reads(5, 512), 4);
+	for (unsigned k = 0; k < 4; k++)
+		expect_hint(k, 4096u * (k + 2), 512, 0);
+	cr_assert_eq(fm.npf, 4);
+	cr_assert_eq(sweep_reads(5, 4096), 4, "still the small reads' distance");
+	cr_assert_eq(sweep_reads(5, 4096), PMD_VQ_LOOKAHEAD);
+	cr_assert_not(q->broken);
+}
+
 /* Chain 1 rewritten while chain 0 is served (a driver breaking the rules). */
 static void rewrite_chain_1(struct fake_model *m, void *arg)
 {
