@@ -206,9 +206,40 @@ wait_round() {
 		sleep 0.1
 	done
 	[ -n "$QSD_PID" ] && echo "qemu-storage-daemon said: $(tail -3 "$T/qsd.log")" >&2
+	qemu_state "$1" >&2
 	fail "$3: no round passed on QEMU $1 in $GM_ROUND_WAIT s"
 }
 qmp() { "$SRCDIR/test/guest/guest-qmp" "$@"; }
+# xp16 QMP ADDR: the 16-bit value at guest physical address ADDR
+xp16() { qmp "$1" hmp "xp /1hu $2" 2>/dev/null | awk '{print $2}'; }
+# qemu_state K: what QEMU K's vCPU and virtio queues show (a stalled guest:
+# halted with no timer armed, or a queue whose used index the guest missed;
+# fail adds femud's queue counters)
+qemu_state() {
+	local q=$T/qmp$1 c p n a u
+	echo "QEMU $1: $(qmp "$q" status 2>&1); progress: $(tail -2 "$T/prog$1" | tr '\n' ' ')"
+	# where the vCPU is, a few times (one loop or not; IF in RFL), and the code there
+	for c in 1 2 3 4 5; do
+		qmp "$q" hmp "info registers" 2>&1 | grep "^RIP"
+		sleep 0.2
+	done
+	qmp "$q" hmp "x /12i \$pc" 2>&1
+	for c in "info lapic" "info virtio"; do
+		echo "--- $c"
+		qmp "$q" hmp "$c" 2>&1 | grep -E "^(Timer|LVTT|ISR|IRR|APR|ESR|/)" | head -20
+	done
+	# each disk's queue 0 in guest memory: the avail and used indexes, and
+	# used_event (where the driver wants its next interrupt: below the used
+	# index while the driver waits, an interrupt it never took)
+	for p in $(qmp "$q" hmp "info virtio" 2>/dev/null | grep "virtio-blk" | grep -o "^/[^ ]*"); do
+		read -r n a u < <(qmp "$q" hmp "info virtio-vhost-queue-status $p 0" 2>&1 |
+			awk '/^ *num:/ { n = $2 } /avail_phys/ { a = $2 } /used_phys/ { u = $2 }
+				END { print n, a, u }')
+		[ -n "$u" ] || continue
+		echo "$p (size $n): avail idx $(xp16 "$q" $((a + 2))), used idx $(xp16 "$q" $((u + 2)))," \
+			"used_event $(xp16 "$q" $((a + 4 + 2 * n)))"
+	done
+}
 # qemu_at_least MAJOR MINOR: the QEMU under test is that version or newer
 qemu_at_least() {
 	local v
@@ -348,8 +379,10 @@ fi
 echo stop >"$T/in$cur.in"
 end=$((SECONDS + GM_ROUND_WAIT))
 while kill -0 "${QPIDS[cur]}" 2>/dev/null && [ "$SECONDS" -lt "$end" ]; do sleep 0.2; done
-kill -0 "${QPIDS[cur]}" 2>/dev/null &&
+if kill -0 "${QPIDS[cur]}" 2>/dev/null; then
+	qemu_state "$cur" >&2
 	fail "the guest on QEMU $cur did not end in $GM_ROUND_WAIT s after the word to stop: $(cat "$T/prog$cur"; tail -5 "$T/err$cur")"
+fi
 wait "${QPIDS[cur]}"
 rc=$?
 cat "$T/out$cur"
