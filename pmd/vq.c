@@ -157,7 +157,6 @@ struct pmd_vq *pmd_vq_create(const struct pmd_vq_setup *s)
 	    s->size <= PMD_VQ_AVAIL_EVENT_MAX_SIZE ? PMD_VQ_AVAIL_EVENT_SLACK : 0;
 	q->prefetch = s->target->ops->prefetch != NULL;
 	q->look = PMD_VQ_LOOKAHEAD;
-	q->touch = PMD_VQ_TOUCH_AHEAD;
 	q->idle = pmd_blk_req_wants_idle(s->target);
 	q->guess_hdr = &q->guess_head; /* nothing served yet: any readable address */
 	q->name = "";
@@ -318,7 +317,7 @@ static unsigned vq_resubmit(struct pmd_vq *q, uint64_t now, struct pmd_chain *c)
 }
 
 _Static_assert(PMD_VQ_HINT_SLOTS > PMD_VQ_TOUCH_AHEAD_SMALL + 1 &&
-		   PMD_VQ_TOUCH_AHEAD_SMALL >= PMD_VQ_TOUCH_AHEAD &&
+		   PMD_VQ_LOOKAHEAD_SMALL >= PMD_VQ_LOOKAHEAD &&
 		   (PMD_VQ_HINT_SLOTS & (PMD_VQ_HINT_SLOTS - 1)) == 0,
 	       "a touched request's hint slot must not be one still in use");
 
@@ -396,16 +395,17 @@ static inline void vq_touch(struct pmd_vq *q, uint16_t idx)
 }
 
 /*
- * Touch requests q->look..q->touch-1 and prefetch
+ * Touch requests q->look up to the touch distance (excluded) and prefetch
  * requests 1..q->look-1 of a burst of n (the loop then stays
  * ahead).  Not request 0: it is served at once, a hint could not run
  * ahead of its copy and only costs time (QD1 latency measured worse).
  */
 static inline __attribute__((always_inline)) void vq_prefetch_start(struct pmd_vq *q, uint16_t n)
 {
+	const uint16_t touch = pmd_vq_touch_ahead(q);
 	uint16_t k;
 
-	for (k = q->look; k < n && k < q->touch; k++)
+	for (k = q->look; k < n && k < touch; k++)
 		vq_touch(q, (uint16_t)(q->last_avail + k));
 	for (k = 1; k < n && k < q->look; k++)
 		vq_prefetch(q, (uint16_t)(q->last_avail + k), false);
@@ -475,7 +475,7 @@ static inline __attribute__((always_inline)) unsigned vq_take(struct pmd_vq *q, 
 	uint16_t avail_idx = ld16(&q->avail->idx);
 	uint16_t n = (uint16_t)(avail_idx - q->last_avail);
 	uint64_t bytes = 0, published = 0;
-	const uint16_t look = q->look, touch = q->touch;
+	const uint16_t look = q->look, touch = pmd_vq_touch_ahead(q);
 	uint16_t i;
 
 	if (n == 0)

@@ -71,17 +71,19 @@
  * 5 to 14.
  */
 #define PMD_VQ_TOUCH_AHEAD 6
+/* The touch runs this many requests ahead of the hints, whatever their distance. */
+#define PMD_VQ_TOUCH_PAST_LOOK (PMD_VQ_TOUCH_AHEAD - PMD_VQ_LOOKAHEAD)
 /*
  * After a sweep whose requests moved fewer than PMD_VQ_SMALL_REQ_BYTES each
  * on average (data and status), the next sweep hints PMD_VQ_LOOKAHEAD_SMALL
- * requests ahead and touches PMD_VQ_TOUCH_AHEAD_SMALL ahead: a 512 B read's
+ * requests ahead (and touches PMD_VQ_TOUCH_PAST_LOOK beyond): a 512 B read's
  * hint is eight lines, so twice as many requests must be on their way to
  * keep as many misses in flight as 4 KiB reads do.  6 measured faster than
  * 3 and no slower than 8 at 512 B.
  */
 #define PMD_VQ_SMALL_REQ_BYTES 1024u
 #define PMD_VQ_LOOKAHEAD_SMALL 6
-#define PMD_VQ_TOUCH_AHEAD_SMALL (PMD_VQ_LOOKAHEAD_SMALL + PMD_VQ_TOUCH_AHEAD - PMD_VQ_LOOKAHEAD)
+#define PMD_VQ_TOUCH_AHEAD_SMALL (PMD_VQ_LOOKAHEAD_SMALL + PMD_VQ_TOUCH_PAST_LOOK)
 /*
  * Hint state kept per avail position, by position % this (a power of two
  * above the longest touch distance, and the packed cursor's one past it).
@@ -209,7 +211,6 @@ struct pmd_vq {
 	bool inflight;
 	bool prefetch;	       /* the model has a prefetch op: peek ahead */
 	uint8_t look;	       /* hint distance of this sweep (PMD_VQ_LOOKAHEAD or _SMALL) */
-	uint8_t touch;	       /* touch distance of this sweep (PMD_VQ_TOUCH_AHEAD or _SMALL) */
 	bool idle;	       /* the model has an idle op: call it on empty sweeps */
 	bool rte_mem;	       /* state allocated with rte_malloc */
 	bool model_busy;       /* the model's idle op has work of its own left */

@@ -124,17 +124,21 @@ void pmd_vq_break(struct pmd_vq *q, const char *why);
 void pmd_vq_call(struct pmd_vq *q);
 
 /*
- * A sweep served n requests that moved bytes: the look-ahead distances of
- * the next sweep (PMD_VQ_LOOKAHEAD_SMALL after small requests).
+ * A sweep served n requests that moved bytes: the hint distance of the next
+ * sweep (PMD_VQ_LOOKAHEAD_SMALL after small requests).
  */
 static inline void pmd_vq_look_follow(struct pmd_vq *q, uint64_t bytes, unsigned n)
 {
-	bool small = bytes < (uint64_t)n * PMD_VQ_SMALL_REQ_BYTES;
-
 	if (n == 0)
 		return;
-	q->look = small ? PMD_VQ_LOOKAHEAD_SMALL : PMD_VQ_LOOKAHEAD;
-	q->touch = small ? PMD_VQ_TOUCH_AHEAD_SMALL : PMD_VQ_TOUCH_AHEAD;
+	q->look = bytes < (uint64_t)n * PMD_VQ_SMALL_REQ_BYTES ? PMD_VQ_LOOKAHEAD_SMALL
+							       : PMD_VQ_LOOKAHEAD;
+}
+
+/* The touch distance that goes with q's hint distance. */
+static inline uint16_t pmd_vq_touch_ahead(const struct pmd_vq *q)
+{
+	return (uint16_t)(q->look + PMD_VQ_TOUCH_PAST_LOOK);
 }
 
 #endif /* PMD_VQ_IMPL_H */

@@ -187,7 +187,7 @@ static bool vqp_serve(struct pmd_vq *q, uint64_t now, bool hinted, struct pmd_ch
 /*
  * The look-ahead (a model with a prefetch op): the split sweep's, on a ring
  * whose chains are found by walking it.  A cursor walks the chains after
- * last_avail as the driver makes them available, up to q->touch ahead
+ * last_avail as the driver makes them available, up to the touch distance
  * (PMD_VQ_TOUCH_AHEAD, or _SMALL after small requests), touching each (its
  * header's line asked for, where the header and the data descriptor are
  * noted in its hint slot); the chain q->look ahead gets its data hinted to
@@ -241,7 +241,7 @@ static void vqp_hint(struct pmd_vq *q, struct pmd_vq_hint_slot *s, bool split)
 }
 
 /*
- * Before the chain at last_avail is served: the cursor q->touch
+ * Before the chain at last_avail is served: the cursor the touch distance
  * ahead, hints for the chains 1..q->look ahead not hinted yet (all
  * but the last whole: at a sweep's start they would come too late in
  * parts), the rest of the one PMD_VQ_HINT_REST_AHEAD ahead.  Not the chain
@@ -249,11 +249,12 @@ static void vqp_hint(struct pmd_vq *q, struct pmd_vq_hint_slot *s, bool split)
  */
 static inline void vqp_look_ahead(struct pmd_vq *q)
 {
+	const uint16_t touch = pmd_vq_touch_ahead(q);
 	uint16_t k;
 
 	if (q->pk.la_ahead == 0)
 		vqp_cursor_reset(q);
-	while (q->pk.la_ahead <= q->touch && vqp_touch_next(q))
+	while (q->pk.la_ahead <= touch && vqp_touch_next(q))
 		;
 	for (k = 1; k <= q->look && k < q->pk.la_ahead; k++) {
 		struct pmd_vq_hint_slot *s = vqp_slot(q, k);
