@@ -216,7 +216,7 @@ xp16() { qmp "$1" hmp "xp /1hu $2" 2>/dev/null | awk '{print $2}'; }
 # halted with no timer armed, or a queue whose used index the guest missed;
 # fail adds femud's queue counters)
 qemu_state() {
-	local q=$T/qmp$1 c p n a u
+	local q=$T/qmp$1 c p n a u devs
 	echo "QEMU $1: $(qmp "$q" status 2>&1); progress: $(tail -2 "$T/prog$1" | tr '\n' ' ')"
 	# where the vCPU is, a few times (one loop or not; IF in RFL), and the code there
 	for c in 1 2 3 4 5; do
@@ -224,14 +224,14 @@ qemu_state() {
 		sleep 0.2
 	done
 	qmp "$q" hmp "x /12i \$pc" 2>&1
-	for c in "info lapic" "info virtio"; do
-		echo "--- $c"
-		qmp "$q" hmp "$c" 2>&1 | grep -E "^(Timer|LVTT|ISR|IRR|APR|ESR|/)" | head -20
-	done
+	echo "--- info lapic"
+	qmp "$q" hmp "info lapic" 2>&1 | grep -E "^(Timer|LVTT|ISR|IRR|APR|ESR)"
+	devs=$(qmp "$q" hmp "info virtio" 2>&1)
+	echo "--- info virtio"$'\n'"$devs"
 	# each disk's queue 0 in guest memory: the avail and used indexes, and
 	# used_event (where the driver wants its next interrupt: below the used
 	# index while the driver waits, an interrupt it never took)
-	for p in $(qmp "$q" hmp "info virtio" 2>/dev/null | grep "virtio-blk" | grep -o "^/[^ ]*"); do
+	for p in $(echo "$devs" | grep "virtio-blk" | grep -o "^/[^ ]*"); do
 		read -r n a u < <(qmp "$q" hmp "info virtio-vhost-queue-status $p 0" 2>&1 |
 			awk '/^ *num:/ { n = $2 } /avail_phys/ { a = $2 } /used_phys/ { u = $2 }
 				END { print n, a, u }')
