@@ -128,3 +128,16 @@ finish() {
 	[ "$fail" -eq 0 ]
 	exit $?
 }
+
+# A small BlackBox device's --dev keys (4 queues, short NAND latencies): GC runs in seconds.
+BB_SMALL="femu_mode=1,nchs=2,luns_per_ch=2,blks_per_pl=16,pgs_per_blk=64,op_pcent=25,queues=4"
+BB_SMALL="$BB_SMALL,pg_rd_lat=1000,pg_wr_lat=2000,blk_er_lat=5000"
+
+# femud_refused CTL SOCK: requests femud refused on the device at SOCK (answered IOERR or
+# UNSUPP, plus queues it stopped), from femuctl stats over $RPC.
+femud_refused() {
+	"$1" -s "$RPC" stats "$2" --json | python3 -c '
+import json, sys
+t = json.load(sys.stdin)["devices"][0]["totals"]
+print(t["errors"] + t["broken"])'
+}

@@ -16,18 +16,9 @@ CTL=${2:-}
 N=$T/nossd.sock B=$T/bbssd.sock
 # generous bound on a request: the pinned poller shares a loaded 2-CPU machine
 TO="--timeout 30000"
-BB="femu_mode=1,nchs=2,luns_per_ch=2,blks_per_pl=16,pgs_per_blk=64,op_pcent=25,queues=4"
-BB="$BB,pg_rd_lat=1000,pg_wr_lat=2000,blk_er_lat=5000"
-start_femud_opts p --lcores 0 --dev "path=$N,devsz_mb=64,queues=4" --dev "path=$B,$BB" ||
+start_femud_opts p --lcores 0 --dev "path=$N,devsz_mb=64,queues=4" --dev "path=$B,$BB_SMALL" ||
 	{ ko "femud start"; finish; }
-ctl() { "$CTL" -s "$RPC" "$@"; }
-# refused: requests answered IOERR/UNSUPP plus queues stopped on an unanswerable chain
-refused() {
-	ctl stats "$1" --json | python3 -c '
-import json, sys
-t = json.load(sys.stdin)["devices"][0]["totals"]
-print(t["errors"] + t["broken"])'
-}
+refused() { femud_refused "$CTL" "$1"; }
 
 bench offer -q -s "$N" --packed --ios 1
 if [ "$RC" -ne 0 ]; then

@@ -157,6 +157,8 @@ int fb_dirtylog_check(const struct fb_dirtylog *lg, const struct fb_mem *mem,
 		const struct fb_vq *v = &vqs[i];
 
 		if (range_is(lg, mem, v->status, v->nslots, true, "status", i, err, errlen) ||
+		    (v->indirect && range_is(lg, mem, v->ind, (uint64_t)v->nslots * FB_IND_BYTES,
+					     false, "indirect table", i, err, errlen)) ||
 		    (v->packed ? ring_packed_ok(lg, mem, v, i, err, errlen)
 			       : ring_split_ok(lg, mem, v, i, err, errlen)))
 			return -1;

@@ -179,6 +179,10 @@ void fb_opts_usage(FILE *out)
 	    "                        only read\n"
 	    "  --packed              negotiate VIRTIO_F_RING_PACKED and drive packed\n"
 	    "                        virtqueues (fails when the backend does not offer them)\n"
+	    "  --indirect            each request as one descriptor naming its slot's\n"
+	    "                        indirect table (header, data, status), as Linux's\n"
+	    "                        virtio driver sends multi-buffer requests when\n"
+	    "                        VIRTIO_RING_F_INDIRECT_DESC is negotiated; either layout\n"
 	    "  --hugepages           back the shared memory with hugetlb pages\n"
 	    "  --rate IOPS           paced: submit at this rate in total (spread over the "
 	    "queues,\n"
@@ -332,6 +336,7 @@ static const struct opt_row opt_rows[] = {
     ROW_SET("no-event-idx", 0, event_idx, false),
     ROW_SET("dirty-log", 0, dirty_log, true),
     ROW_SET("packed", 0, packed, true),
+    ROW_SET("indirect", 0, indirect, true),
     ROW_SET("hugepages", 0, hugepages, true),
     ROW_NUM("timeout", timeout_ms, 0, 1, 3600000, "milliseconds 1..3600000"),
     ROW_NUM("seed", seed, 0, 0, UINT64_MAX, "a number"),
@@ -444,6 +449,10 @@ static int check_combination(struct fb_opts *o, char *err, size_t errlen)
 		return fail(
 		    err, errlen,
 		    "--connect-churn needs a backend socket (no --selftest-peer, --hostile)");
+	if (o->indirect && (o->selftest_peer || o->hostile || o->connect_churn))
+		return fail(err, errlen,
+			    "--indirect drives a workload's requests (not with --selftest-peer, "
+			    "--hostile or --connect-churn)");
 	if (o->churn_overlap && !o->connect_churn)
 		return fail(err, errlen, "--churn-overlap needs --connect-churn");
 	if (o->size && o->size < fb_opts_max_bs(o))

@@ -54,6 +54,7 @@ struct fb_opts {
 	bool event_idx;		  /* negotiate VIRTIO_RING_F_EVENT_IDX when offered */
 	bool dirty_log;		  /* --dirty-log: log the backend's writes, check the log */
 	bool packed;		  /* --packed: VIRTIO_F_RING_PACKED, packed virtqueues */
+	bool indirect;		  /* --indirect: each request one descriptor naming a table */
 	bool hugepages;		  /* back shared memory with hugetlb memfd */
 	unsigned timeout_ms;	  /* --timeout: bound on every wait */
 	uint64_t seed;		  /* --seed: random offsets */

@@ -89,6 +89,43 @@ static inline void fb_pvq_make_avail(struct fb_vq *vq, uint16_t head, uint16_t f
 	}
 }
 
+/* Store table entry e only where it differs (the line then stays on the backend's CPU). */
+static inline void fb_pvq_entry_set(struct vring_packed_desc *e, uint64_t addr, uint32_t len,
+				    uint16_t flags)
+{
+	if (e->addr != addr)
+		e->addr = addr;
+	if (e->len != len)
+		e->len = len;
+	if (e->flags != flags)
+		e->flags = flags;
+}
+
+/*
+ * fb_pvq_submit() with fb_vq_use_indirect(): slot's table (header, data when
+ * len, status) and one ring descriptor naming it.
+ */
+static inline void fb_pvq_submit_indirect(struct fb_vq *vq, unsigned slot, uint32_t type,
+					  uint32_t len)
+{
+	struct vring_packed_desc *t = (struct vring_packed_desc *)fb_vq_table(vq, slot);
+	struct vring_packed_desc *d = &vq->pdesc[vq->avail_idx & vq->mask];
+	uint64_t st = vq->status_gpa + slot;
+	uint32_t n = 2;
+
+	if (len) {
+		fb_pvq_entry_set(&t[1], vq->data_gpa + (uint64_t)slot * vq->slot_bytes, len,
+				 type == VIRTIO_BLK_T_OUT ? 0 : VRING_DESC_F_WRITE);
+		n = 3;
+	}
+	fb_pvq_entry_set(&t[n - 1], st, 1, VRING_DESC_F_WRITE);
+	d->addr = vq->ind_gpa + (uint64_t)slot * FB_IND_BYTES;
+	d->len = n * (uint32_t)sizeof(*t);
+	d->id = (uint16_t)slot;
+	vq->pk_ndesc[slot] = 1;
+	fb_pvq_make_avail(vq, vq->avail_idx++, VRING_DESC_F_INDIRECT);
+}
+
 /* Queue a request on slot (not yet visible to the backend: see fb_pvq_publish). */
 static inline void fb_pvq_submit(struct fb_vq *vq, unsigned slot, uint32_t type, uint64_t sector,
 				 uint32_t len)
@@ -99,6 +136,10 @@ static inline void fb_pvq_submit(struct fb_vq *vq, unsigned slot, uint32_t type,
 	vq->hdr[slot].ioprio = 0;
 	vq->hdr[slot].sector = sector;
 	vq->status[slot] = FB_STATUS_UNSET;
+	if (vq->indirect) {
+		fb_pvq_submit_indirect(vq, slot, type, len);
+		return;
+	}
 	vq->pdesc[head & vq->mask].addr = vq->hdr_gpa + (uint64_t)slot * sizeof(vq->hdr[0]);
 	vq->pdesc[head & vq->mask].len = sizeof(vq->hdr[0]);
 	vq->pdesc[head & vq->mask].id = id;

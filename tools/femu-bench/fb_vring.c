@@ -17,7 +17,38 @@
 size_t fb_vq_mem_bytes(unsigned qsize, unsigned nslots, uint32_t slot_bytes)
 {
 	return vring_size(qsize, RING_ALIGN) + RING_ALIGN + nslots * 16u + 64 + nslots + 64 +
-	       (size_t)nslots * slot_bytes + 4096;
+	       (size_t)nslots * slot_bytes + 4096 + (size_t)nslots * FB_IND_BYTES + 2 * 4096;
+}
+
+/* Slot s's direct chain as split descriptors h (header), dd (data), dd + 1 (status). */
+static void vq_chain_layout(struct fb_vq *vq, struct vring_desc *d, unsigned s, unsigned h,
+			    unsigned dd)
+{
+	d[h].addr = fb_mem_gpa(vq->mem, &vq->hdr[s]);
+	d[h].len = sizeof(vq->hdr[s]);
+	d[h].flags = VRING_DESC_F_NEXT;
+	d[h].next = (uint16_t)dd;
+	d[dd].addr = fb_mem_gpa(vq->mem, fb_vq_slot_data(vq, s));
+	d[dd].len = vq->slot_bytes;
+	d[dd].flags = VRING_DESC_F_NEXT;
+	d[dd].next = (uint16_t)(dd + 1);
+	d[dd + 1].addr = fb_mem_gpa(vq->mem, &vq->status[s]);
+	d[dd + 1].len = 1;
+	d[dd + 1].flags = VRING_DESC_F_WRITE;
+	d[dd + 1].next = 0;
+}
+
+/* Packed: slot s's table of header, data and status (entries in order, ids unused). */
+static void pvq_table_layout(struct fb_vq *vq, unsigned s)
+{
+	struct vring_packed_desc *t = (struct vring_packed_desc *)fb_vq_table(vq, s);
+
+	t[0] =
+	    (struct vring_packed_desc){fb_mem_gpa(vq->mem, &vq->hdr[s]), sizeof(vq->hdr[s]), 0, 0};
+	t[1] = (struct vring_packed_desc){fb_mem_gpa(vq->mem, fb_vq_slot_data(vq, s)),
+					  vq->slot_bytes, 0, VRING_DESC_F_WRITE};
+	t[2] = (struct vring_packed_desc){fb_mem_gpa(vq->mem, &vq->status[s]), 1, 0,
+					  VRING_DESC_F_WRITE};
 }
 
 /* Packed: an empty ring (no descriptor available), interrupts suppressed. */
@@ -29,6 +60,8 @@ static void pvq_reset(struct fb_vq *vq)
 	vq->avail_idx = vq->kicked_idx = vq->last_used = 0;
 	vq->pk_head = 0;
 	vq->pk_head_flags = 0;
+	for (unsigned s = 0; vq->indirect && s < vq->nslots; s++)
+		pvq_table_layout(vq, s);
 	if (vq->event_idx) {
 		vq->pk_event = (uint16_t)(vq->size - 1);
 		vq->drv_ev->off_wrap = fb_pvq_off_wrap(vq, vq->pk_event);
@@ -52,18 +85,13 @@ void fb_vq_reset(struct fb_vq *vq)
 	       sizeof(*vq->vr.used) + sizeof(struct vring_used_elem) * vq->size + 2);
 	memset(d, 0, sizeof(*d) * vq->size);
 	for (unsigned s = 0; s < vq->nslots; s++) {
-		unsigned h = s, dd = fb_vq_data_desc(vq, s);
-		d[h].addr = fb_mem_gpa(vq->mem, &vq->hdr[s]);
-		d[h].len = sizeof(vq->hdr[s]);
-		d[h].flags = VRING_DESC_F_NEXT;
-		d[h].next = (uint16_t)dd;
-		d[dd].addr = fb_mem_gpa(vq->mem, fb_vq_slot_data(vq, s));
-		d[dd].len = vq->slot_bytes;
-		d[dd].flags = VRING_DESC_F_NEXT;
-		d[dd].next = (uint16_t)(dd + 1);
-		d[dd + 1].addr = fb_mem_gpa(vq->mem, &vq->status[s]);
-		d[dd + 1].len = 1;
-		d[dd + 1].flags = VRING_DESC_F_WRITE;
+		if (!vq->indirect) {
+			vq_chain_layout(vq, d, s, s, fb_vq_data_desc(vq, s));
+			continue;
+		}
+		d[s] = (struct vring_desc){vq->ind_gpa + (uint64_t)s * FB_IND_BYTES,
+					   FB_DESC_PER_REQ * sizeof(*d), VRING_DESC_F_INDIRECT, 0};
+		vq_chain_layout(vq, fb_vq_table(vq, s), s, 0, 1);
 	}
 	if (!vq->event_idx)
 		vq->vr.avail->flags = VRING_AVAIL_F_NO_INTERRUPT;
@@ -131,6 +159,21 @@ int fb_vq_init_layout(struct fb_vq *vq, struct fb_mem *mem, unsigned index, unsi
 		fb_vq_fini(vq);
 		return -e;
 	}
+	fb_vq_reset(vq);
+	return 0;
+}
+
+int fb_vq_use_indirect(struct fb_vq *vq)
+{
+	/* page-aligned: a backend that marks a page it only read is caught (--dirty-log) */
+	uint8_t *ind = fb_mem_alloc(vq->mem, (size_t)vq->nslots * FB_IND_BYTES, 4096);
+
+	if (ind == NULL)
+		return -ENOMEM;
+	fb_mem_alloc(vq->mem, 0, 4096); /* and nothing after them on their last page */
+	vq->ind = ind;
+	vq->ind_gpa = fb_mem_gpa(vq->mem, ind);
+	vq->indirect = true;
 	fb_vq_reset(vq);
 	return 0;
 }

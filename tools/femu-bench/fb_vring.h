@@ -6,12 +6,15 @@
  * descriptors nslots + 2s (data) and nslots + 2s + 1 (status byte), so heads
  * are the small numbers 0..nslots-1 (some backends keep a head in 8 bits) and
  * a submit only rewrites the header, the data length and direction, and one
- * avail entry.  Completions are polled from the used ring
- * with interrupts suppressed (VRING_AVAIL_F_NO_INTERRUPT, or used_event kept
- * 16k to 32k entries ahead with EVENT_IDX); kicks follow the backend's
- * VRING_USED_F_NO_NOTIFY / avail_event.  The same struct fb_vq holds a
- * packed virtqueue when laid out so (fb_vq_init_layout); its driver side is
- * fb_pring.h.
+ * avail entry.  With fb_vq_use_indirect() slot s's head is instead one
+ * descriptor naming the slot's own indirect table of header, data and
+ * status (the layout Linux's driver sends when VIRTIO_RING_F_INDIRECT_DESC
+ * is negotiated), written once and then only where a request differs.
+ * Completions are polled from the used ring with interrupts suppressed
+ * (VRING_AVAIL_F_NO_INTERRUPT, or used_event kept 16k to 32k entries ahead
+ * with EVENT_IDX); kicks follow the backend's VRING_USED_F_NO_NOTIFY /
+ * avail_event.  The same struct fb_vq holds a packed virtqueue when laid
+ * out so (fb_vq_init_layout); its driver side is fb_pring.h.
  */
 #ifndef FB_VRING_H
 #define FB_VRING_H
@@ -26,6 +29,7 @@
 #include "fb_mem.h"
 
 #define FB_DESC_PER_REQ 3u
+#define FB_IND_BYTES 64u      /* one slot's indirect table: 3 entries, a line of its own */
 #define FB_STATUS_UNSET 0xffu /* status byte before the backend writes it */
 
 struct fb_vq {
@@ -62,6 +66,10 @@ struct fb_vq {
 	struct vring_packed_desc_event *dev_ev; /* device event suppression (backend writes) */
 	uint8_t *pk_ndesc; /* [nslots]: descriptors of each slot's request in flight */
 	uint64_t hdr_gpa, status_gpa, data_gpa; /* guest addresses of hdr[0], status[0], data */
+	/* fb_vq_use_indirect(): slot s's table at ind + s * FB_IND_BYTES (either layout's) */
+	bool indirect;
+	uint8_t *ind;
+	uint64_t ind_gpa;
 } __attribute__((aligned(64))); /* queues of different threads share no cache line */
 
 /* Bytes fb_vq_init() takes from the region (upper bound, with alignment). */
@@ -95,6 +103,20 @@ void fb_vq_fini(struct fb_vq *vq);
 /* Reset ring indices and contents (before handing the ring to a backend). */
 void fb_vq_reset(struct fb_vq *vq);
 
+/*
+ * Send each request as one descriptor naming its slot's indirect table
+ * (VIRTIO_RING_F_INDIRECT_DESC must be negotiated): the tables are taken
+ * from vq's memory (page-aligned, apart from what the backend writes) and
+ * laid out, the ring reset.  Returns 0 or -ENOMEM.
+ */
+int fb_vq_use_indirect(struct fb_vq *vq);
+
+/* Slot s's indirect table (fb_vq_use_indirect), as split descriptors. */
+static inline struct vring_desc *fb_vq_table(const struct fb_vq *vq, unsigned slot)
+{
+	return (struct vring_desc *)(vq->ind + (size_t)slot * FB_IND_BYTES);
+}
+
 static inline void *fb_vq_slot_data(const struct fb_vq *vq, unsigned slot)
 {
 	return vq->data + (size_t)slot * vq->slot_bytes;
@@ -127,6 +149,12 @@ static inline void fb_vq_submit(struct fb_vq *vq, unsigned slot, uint32_t type, 
 	vq->hdr[slot].ioprio = 0;
 	vq->hdr[slot].sector = sector;
 	vq->status[slot] = FB_STATUS_UNSET;
+	if (vq->indirect) {
+		/* the head names the table (static); its entries as the direct chain's */
+		d = fb_vq_table(vq, slot);
+		head = 0;
+		data = 1;
+	}
 	if (len) {
 		uint16_t flags = (uint16_t)(VRING_DESC_F_NEXT |
 					    (type == VIRTIO_BLK_T_OUT ? 0 : VRING_DESC_F_WRITE));
@@ -138,7 +166,7 @@ static inline void fb_vq_submit(struct fb_vq *vq, unsigned slot, uint32_t type, 
 	} else {
 		fb_vq_set16(&d[head].next, (uint16_t)(data + 1));
 	}
-	vq->vr.avail->ring[vq->avail_idx & vq->mask] = (uint16_t)head;
+	vq->vr.avail->ring[vq->avail_idx & vq->mask] = (uint16_t)slot;
 	vq->avail_idx++;
 }
 

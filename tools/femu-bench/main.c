@@ -127,6 +127,8 @@ static int setup_queues(struct bench *b)
 		    o->event_idx && (o->selftest_peer ||
 				     (b->dev.conn.features & (1ull << VIRTIO_RING_F_EVENT_IDX))),
 		    o->packed);
+		if (rc == 0 && o->indirect)
+			rc = fb_vq_use_indirect(&b->vqs[i]);
 		if (rc < 0) {
 			fprintf(stderr, "femu-bench: queue %u setup: %s\n", i, strerror(-rc));
 			return 3;
@@ -166,10 +168,11 @@ static int dirty_log_check(struct bench *b)
 			(unsigned long long)marked);
 		return 1;
 	}
-	fprintf(stderr, "femu-bench: dirty log: %llu pages marked; %s, status bytes%s marked%s\n",
+	fprintf(stderr, "femu-bench: dirty log: %llu pages marked; %s, status bytes%s marked%s%s\n",
 		(unsigned long long)marked, b->o.packed ? "used descriptors" : "used rings",
 		reads ? ", read buffers" : "",
-		b->o.packed ? "" : ", descriptor tables and avail rings not");
+		b->o.packed ? "" : ", descriptor tables and avail rings not",
+		b->o.indirect ? "; indirect tables not" : "");
 	return 0;
 }
 
@@ -208,6 +211,11 @@ static int connect_device(struct bench *b)
 	if (b->o.packed && fb_dev_use_packed(&b->dev) < 0) {
 		vu_close(&b->dev.conn);
 		return setup_error(b->dev.err);
+	}
+	if (b->o.indirect && !(b->dev.conn.features & (1ull << VIRTIO_RING_F_INDIRECT_DESC))) {
+		vu_close(&b->dev.conn);
+		return setup_error("--indirect: the backend does not offer indirect descriptors "
+				   "(VIRTIO_RING_F_INDIRECT_DESC, feature bit 28)");
 	}
 	b->capacity = b->dev.capacity;
 	b->blk_size = b->dev.blk_size;

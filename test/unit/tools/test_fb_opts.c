@@ -64,7 +64,7 @@ Test(fb_opts, every_option)
 			   "--qd", "100", "--queues", "4", "--qsize", "512", "--time", "2.5",
 			   "--size", "1G", "--offset", "4k", "--cpus", "0,2-3", "--verify",
 			   "--verify-gen", "42", "--json", "--no-event-idx", "--hugepages",
-			   "--timeout", "250", "--seed", "9", "-q"),
+			   "--timeout", "250", "--seed", "9", "--indirect", "-q"),
 		     0, "%s", err);
 	cr_assert_eq(o.rw, FB_RW_RANDRW);
 	cr_assert_eq(o.mix, 70);
@@ -88,6 +88,7 @@ Test(fb_opts, every_option)
 	cr_assert(o.json);
 	cr_assert(!o.event_idx);
 	cr_assert(o.hugepages);
+	cr_assert(o.indirect);
 	cr_assert_eq(o.timeout_ms, 250);
 	cr_assert_eq(o.seed, 9);
 	cr_assert(o.quiet);
@@ -154,6 +155,9 @@ Test(fb_opts, errors_name_the_option)
 	EXPECT_ERR("unknown option", "-s", "x", "--frobnicate");
 	EXPECT_ERR("needs a value", "-s", "x", "--bs");
 	EXPECT_ERR("unexpected argument", "-s", "x", "extra");
+	EXPECT_ERR("--indirect drives a workload", "--selftest-peer", "--indirect");
+	EXPECT_ERR("--indirect drives a workload", "-s", "x", "--hostile", "--indirect");
+	EXPECT_ERR("--indirect drives a workload", "-s", "x", "--connect-churn", "2", "--indirect");
 }
 
 Test(fb_opts, pacing)

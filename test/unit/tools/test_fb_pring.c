@@ -107,6 +107,55 @@ static uint16_t device_complete(unsigned *pos, unsigned *wrap, unsigned *used, u
 	return id;
 }
 
+/*
+ * --indirect on a packed ring: each request is one ring descriptor (the
+ * slot's buffer id) naming the slot's table of header, data and status in
+ * order (a flush: header and status); the consumer moves by one per
+ * completion.
+ */
+Test(fb_pring, indirect_one_descriptor_per_request, .fini = teardown)
+{
+	struct vring_packed_desc *t;
+	struct virtio_blk_outhdr *h;
+	uint32_t ids[4];
+
+	setup(false);
+	cr_assert_eq(fb_vq_use_indirect(&vq), 0);
+	fb_pvq_submit(&vq, 3, VIRTIO_BLK_T_IN, 77, 4096);
+	fb_pvq_submit(&vq, 1, VIRTIO_BLK_T_FLUSH, 0, 0);
+	fb_pvq_publish(&vq);
+	cr_assert(avail_at(0, 1) && avail_at(1, 1));
+	cr_assert(!avail_at(2, 1), "two requests, two ring descriptors");
+	cr_assert_eq(vq.pdesc[0].flags & ~(FB_PK_AVAIL | FB_PK_USED), VRING_DESC_F_INDIRECT);
+	cr_assert_eq(vq.pdesc[0].id, 3);
+	cr_assert_eq(vq.pdesc[0].len, 3 * sizeof(*t));
+	t = gpa_ptr(vq.pdesc[0].addr);
+	h = gpa_ptr(t[0].addr);
+	cr_assert_eq(t[0].len, sizeof(*h));
+	cr_assert_eq(t[0].flags & VRING_DESC_F_WRITE, 0);
+	cr_assert_eq(h->sector, 77);
+	cr_assert_eq(t[1].len, 4096);
+	cr_assert_eq(t[1].flags, VRING_DESC_F_WRITE);
+	cr_assert_eq(gpa_ptr(t[1].addr), fb_vq_slot_data(&vq, 3));
+	cr_assert_eq(t[2].len, 1);
+	cr_assert_eq(t[2].flags, VRING_DESC_F_WRITE);
+	cr_assert_eq(gpa_ptr(t[2].addr), &vq.status[3]);
+	cr_assert_eq(vq.pdesc[1].id, 1);
+	cr_assert_eq(vq.pdesc[1].len, 2 * sizeof(*t), "a flush: header and status");
+	t = gpa_ptr(vq.pdesc[1].addr);
+	cr_assert_eq(gpa_ptr(t[1].addr), &vq.status[1]);
+	cr_assert_eq(t[1].flags, VRING_DESC_F_WRITE);
+	/* the device completes both, each one ring descriptor */
+	vq.pdesc[0].flags = FB_PK_AVAIL | FB_PK_USED;
+	vq.pdesc[1].id = 1;
+	vq.pdesc[1].flags = FB_PK_AVAIL | FB_PK_USED;
+	vq.pdesc[0].id = 3;
+	cr_assert_eq(fb_pvq_poll(&vq, ids, 4), 2);
+	cr_assert_eq(ids[0], 3);
+	cr_assert_eq(ids[1], 1);
+	cr_assert_eq(vq.last_used, 2);
+}
+
 Test(fb_pring, chain_layout_and_publish, .fini = teardown)
 {
 	struct virtio_blk_outhdr *h;

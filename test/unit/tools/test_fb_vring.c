@@ -90,6 +90,59 @@ Test(fb_vring, chain_layout_as_a_backend_sees_it, .fini = teardown_vq)
 	cr_assert_eq(d[d[1].next].flags, VRING_DESC_F_WRITE);
 }
 
+/*
+ * --indirect: each head is a lone INDIRECT descriptor naming its slot's
+ * table (the same for every request of the slot), whose entries chain
+ * header, data and status as the direct chain's; only a length or direction
+ * that changed is written.
+ */
+Test(fb_vring, indirect_tables_as_a_backend_sees_them, .fini = teardown_vq)
+{
+	struct vring_desc *d, *t;
+	struct virtio_blk_outhdr *h;
+
+	setup_vq(false);
+	cr_assert_eq(fb_vq_use_indirect(&vq), 0);
+	fb_vq_submit(&vq, 3, VIRTIO_BLK_T_IN, 77, 4096);
+	fb_vq_submit(&vq, 5, VIRTIO_BLK_T_OUT, 99, 512);
+	fb_vq_submit(&vq, 1, VIRTIO_BLK_T_FLUSH, 0, 0);
+	fb_vq_publish(&vq);
+	cr_assert_eq(vq.vr.avail->ring[0], 3);
+	cr_assert_eq(vq.vr.avail->ring[1], 5);
+	cr_assert_eq(vq.vr.avail->ring[2], 1);
+	d = vq.vr.desc;
+	for (unsigned s = 0; s < 8; s++) {
+		cr_assert_eq(d[s].flags, VRING_DESC_F_INDIRECT, "head %u", s);
+		cr_assert_eq(d[s].len, 3 * sizeof(struct vring_desc));
+		cr_assert_eq(d[s].addr % 64, 0, "a table a line of its own");
+		cr_assert_eq(d[s].addr % 4096 == 0, s == 0, "the tables start a page");
+	}
+	t = gpa_ptr(d[3].addr);
+	h = gpa_ptr(t[0].addr);
+	cr_assert_eq(t[0].len, sizeof(*h));
+	cr_assert_eq(t[0].flags, VRING_DESC_F_NEXT);
+	cr_assert_eq(h->type, VIRTIO_BLK_T_IN);
+	cr_assert_eq(h->sector, 77);
+	cr_assert_eq(t[0].next, 1);
+	cr_assert_eq(t[1].len, 4096);
+	cr_assert_eq(t[1].flags, VRING_DESC_F_NEXT | VRING_DESC_F_WRITE);
+	cr_assert_eq(gpa_ptr(t[1].addr), fb_vq_slot_data(&vq, 3));
+	cr_assert_eq(t[1].next, 2);
+	cr_assert_eq(t[2].len, 1);
+	cr_assert_eq(t[2].flags, VRING_DESC_F_WRITE);
+	cr_assert_eq(gpa_ptr(t[2].addr), &vq.status[3]);
+	t = gpa_ptr(d[5].addr);
+	cr_assert_eq(t[1].flags, VRING_DESC_F_NEXT, "a write's data is device-readable");
+	cr_assert_eq(t[1].len, 512);
+	t = gpa_ptr(d[1].addr);
+	cr_assert_eq(t[0].next, 2, "a flush skips the data entry");
+	/* the table does not move: the next request on slot 3 reuses it */
+	fb_vq_submit(&vq, 3, VIRTIO_BLK_T_IN, 8, 1024);
+	t = gpa_ptr(d[3].addr);
+	cr_assert_eq(t[1].len, 1024);
+	cr_assert_eq(vq.vr.avail->ring[3], 3);
+}
+
 Test(fb_vring, kick_follows_no_notify, .fini = teardown_vq)
 {
 	setup_vq(false);
