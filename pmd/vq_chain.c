@@ -238,6 +238,58 @@ FM_HOT_TEXT enum pmd_chain_result pmd_chain_parse_walk(struct rte_vhost_memory *
 	return walk_finish(&w);
 }
 
+FM_HOT_TEXT bool pmd_chain_parse_indirect3(struct rte_vhost_memory *mem,
+					   const struct pmd_chain_ring *ring, uint16_t head,
+					   struct pmd_chain *c)
+{
+	struct pmd_chain_ring table = {.indirect_ok = false};
+	struct vring_desc d;
+
+	if (!ring->indirect_ok || head >= ring->size)
+		return false;
+	d = pmd_chain_desc_read(ring->desc, head);
+	if (d.flags != VRING_DESC_F_INDIRECT || d.len < 3 * sizeof(d) || d.len % sizeof(d) != 0 ||
+	    d.len / sizeof(d) > (uint32_t)RTE_MIN(ring->size, PMD_CHAIN_MAX_INDIRECT))
+		return false;
+	table.desc = (const struct vring_desc *)pmd_chain_xlate(mem, d.addr, d.len);
+	table.size = d.len / sizeof(d);
+	return table.desc != NULL && pmd_chain_parse_fast3(mem, &table, 0, c);
+}
+
+FM_HOT_TEXT bool pmd_chain_parse_packed_indirect3(struct rte_vhost_memory *mem,
+						  const struct pmd_chain_pring *ring, uint16_t pos,
+						  struct pmd_chain *c, uint16_t *id,
+						  uint16_t *nring)
+{
+	const uint16_t ring_bits = PMD_PACKED_F_AVAIL | PMD_PACKED_F_USED;
+	const struct vring_packed_desc *tbl;
+	struct vring_packed_desc d, h, b, s;
+
+	if (!ring->indirect_ok || pos >= ring->size)
+		return false;
+	d = pmd_chain_pdesc_read(ring->desc, pos);
+	if ((d.flags & ~ring_bits) != VRING_DESC_F_INDIRECT || d.len != 3 * sizeof(d) ||
+	    ring->size < 3 || d.id >= ring->size)
+		return false;
+	tbl = (const struct vring_packed_desc *)pmd_chain_xlate(mem, d.addr, d.len);
+	if (tbl == NULL)
+		return false;
+	/* in a table only WRITE counts (NEXT ignored), INDIRECT refused (the walk's rules) */
+	h = pmd_chain_pdesc_read(tbl, 0);
+	b = pmd_chain_pdesc_read(tbl, 1);
+	s = pmd_chain_pdesc_read(tbl, 2);
+	if ((h.flags & (VRING_DESC_F_WRITE | VRING_DESC_F_INDIRECT)) != 0 ||
+	    h.len != PMD_BLK_HDR_SIZE || (b.flags & VRING_DESC_F_INDIRECT) || b.len == 0 ||
+	    (s.flags & (VRING_DESC_F_WRITE | VRING_DESC_F_INDIRECT)) != VRING_DESC_F_WRITE ||
+	    s.len != 1)
+		return false;
+	if (!pmd_chain_fill3(mem, c, h.addr, b.addr, b.len, b.flags & VRING_DESC_F_WRITE, s.addr))
+		return false;
+	*id = d.id;
+	*nring = 1;
+	return true;
+}
+
 /*
  * The packed indirect table named by d (virtio 1.2, 2.8.19): its entries
  * in order, WRITE their only flag that counts (NEXT is ignored), INDIRECT
@@ -371,20 +423,57 @@ bool pmd_chain_peek(struct rte_vhost_memory *mem, const struct pmd_chain_ring *r
 void pmd_chain_touch(struct rte_vhost_memory *mem, const struct pmd_chain_ring *ring, uint16_t head,
 		     struct pmd_chain_touched *t)
 {
+	const struct vring_desc *tbl = ring->desc;
+	uint32_t tbl_size = ring->size;
 	struct vring_desc d;
 
 	t->hdr = NULL;
 	t->next = NULL;
 	if (head >= ring->size)
 		return;
-	d = pmd_chain_desc_read(ring->desc, head);
-	if (d.flags & VRING_DESC_F_INDIRECT)
-		return;
-	chain_locate(mem, ring->desc, ring->size, &d, t);
+	d = pmd_chain_desc_read(tbl, head);
+	if (d.flags & VRING_DESC_F_INDIRECT) {
+		const char *why;
+
+		/* the chain is the table's: its first entry names the header */
+		if (!ring->indirect_ok)
+			return;
+		tbl = indirect_table(mem, &d, RTE_MIN(ring->size, PMD_CHAIN_MAX_INDIRECT),
+				     &tbl_size, &why);
+		if (tbl == NULL)
+			return;
+		d = pmd_chain_desc_read(tbl, 0);
+	}
+	chain_locate(mem, tbl, tbl_size, &d, t);
 	if (t->next != NULL)
 		rte_prefetch0(t->next);
 	if (t->hdr != NULL)
 		rte_prefetch0((const void *)t->hdr);
+}
+
+/*
+ * The touch of a packed chain that is one indirect descriptor d: its
+ * table's first entry names the header (asked for), the second's length is
+ * the data's; t->hdr stays NULL when the table cannot be read.
+ */
+static void touch_packed_table(struct rte_vhost_memory *mem, const struct pmd_chain_pring *ring,
+			       const struct vring_packed_desc *d, struct pmd_chain_touched *t)
+{
+	const struct vring_packed_desc *tbl;
+	struct vring_packed_desc e;
+
+	if (!ring->indirect_ok || d->len < sizeof(*d) || d->len % sizeof(*d) != 0)
+		return;
+	tbl = (const struct vring_packed_desc *)pmd_chain_xlate(mem, d->addr, d->len);
+	if (tbl == NULL)
+		return;
+	e = pmd_chain_pdesc_read(tbl, 0);
+	t->hdr = chain_hint_hdr(mem, e.addr, e.len, e.flags);
+	if (t->hdr == NULL)
+		return;
+	rte_prefetch0((const void *)t->hdr);
+	if (d->len >= 2 * sizeof(*d))
+		t->next = (const struct vring_desc *)&tbl[1]; /* len where a split one's is */
 }
 
 uint16_t pmd_chain_touch_packed(struct rte_vhost_memory *mem, const struct pmd_chain_pring *ring,
@@ -404,7 +493,9 @@ uint16_t pmd_chain_touch_packed(struct rte_vhost_memory *mem, const struct pmd_c
 		d = pmd_chain_pdesc_read(ring->desc, pos);
 		if (!pmd_packed_desc_avail(d.flags, wrap))
 			return 0;
-		if (n == 0 && !(d.flags & VRING_DESC_F_INDIRECT)) {
+		if (n == 0 && (d.flags & VRING_DESC_F_INDIRECT)) {
+			touch_packed_table(mem, ring, &d, t);
+		} else if (n == 0) {
 			t->hdr = chain_hint_hdr(mem, d.addr, d.len, d.flags);
 			if (t->hdr != NULL)
 				rte_prefetch0((const void *)t->hdr);

@@ -213,6 +213,16 @@ pmd_chain_parse_fast3(struct rte_vhost_memory *mem, const struct pmd_chain_ring 
 }
 
 /*
+ * The common chain as Linux's driver sends it once indirect descriptors are
+ * negotiated: the head a lone INDIRECT descriptor (no NEXT) naming a table
+ * of three or more entries whose chain from entry 0 is
+ * pmd_chain_parse_fast3()'s.  Fills c as pmd_chain_parse_walk() would;
+ * false for any other chain (the walk judges it by every rule).
+ */
+bool pmd_chain_parse_indirect3(struct rte_vhost_memory *mem, const struct pmd_chain_ring *ring,
+			       uint16_t head, struct pmd_chain *c);
+
+/*
  * Walk the chain starting at head.  mem is the guest memory map.  On
  * PMD_CHAIN_OK c describes the request; on PMD_CHAIN_IOERR c->status is the
  * byte to answer and c->why says what was wrong; on PMD_CHAIN_BROKEN
@@ -224,6 +234,8 @@ pmd_chain_parse(struct rte_vhost_memory *mem, const struct pmd_chain_ring *ring,
 		struct pmd_chain *c)
 {
 	if (pmd_chain_parse_fast3(mem, ring, head, c))
+		return PMD_CHAIN_OK;
+	if (pmd_chain_parse_indirect3(mem, ring, head, c))
 		return PMD_CHAIN_OK;
 	return pmd_chain_parse_walk(mem, ring, head, c);
 }
@@ -332,12 +344,29 @@ pmd_chain_parse_packed_fast3(struct rte_vhost_memory *mem, const struct pmd_chai
 	return true;
 }
 
-/* The packed chain at pos: the fast path, else the walk (always inlined, as pmd_chain_parse()). */
+/*
+ * The packed chain at pos when it is one INDIRECT descriptor (no NEXT)
+ * naming a table of exactly three entries: a readable 16-byte header, one
+ * data buffer, a writable 1-byte status, each inside one guest memory
+ * region (Linux's layout with indirect descriptors negotiated).  Fills c,
+ * *id and *nring (1) as pmd_chain_parse_packed_walk() would; false for any
+ * other chain.
+ */
+bool pmd_chain_parse_packed_indirect3(struct rte_vhost_memory *mem,
+				      const struct pmd_chain_pring *ring, uint16_t pos,
+				      struct pmd_chain *c, uint16_t *id, uint16_t *nring);
+
+/*
+ * The packed chain at pos: the fast paths (ring, then indirect table), else
+ * the walk (always inlined, as pmd_chain_parse()).
+ */
 static inline __attribute__((always_inline)) enum pmd_chain_result
 pmd_chain_parse_packed(struct rte_vhost_memory *mem, const struct pmd_chain_pring *ring,
 		       uint16_t pos, bool wrap, struct pmd_chain *c, uint16_t *id, uint16_t *nring)
 {
 	if (pmd_chain_parse_packed_fast3(mem, ring, pos, wrap, c, id, nring))
+		return PMD_CHAIN_OK;
+	if (pmd_chain_parse_packed_indirect3(mem, ring, pos, c, id, nring))
 		return PMD_CHAIN_OK;
 	return pmd_chain_parse_packed_walk(mem, ring, pos, wrap, c, id, nring);
 }

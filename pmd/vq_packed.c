@@ -214,7 +214,8 @@ static inline void vqp_cursor_reset(struct pmd_vq *q)
 /* Touch the chain at the cursor and step past it; false when it is not available whole. */
 static inline bool vqp_touch_next(struct pmd_vq *q)
 {
-	const struct pmd_chain_pring ring = {.desc = q->desc_packed, .size = q->size};
+	const struct pmd_chain_pring ring = {
+	    .desc = q->desc_packed, .size = q->size, .indirect_ok = q->indirect};
 	struct pmd_vq_hint_slot *s = vqp_slot(q, q->pk.la_ahead);
 	uint16_t room = (uint16_t)(q->size - q->pk.la_desc);
 	uint16_t n = pmd_chain_touch_packed(q->mem, &ring, q->pk.la_pos, q->pk.la_wrap,

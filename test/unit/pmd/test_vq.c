@@ -456,19 +456,33 @@ static uint64_t off_k5(unsigned k)
 	return 4096ull * (k % 5);
 }
 
+/* Post a 4 KiB read as request i sent through an indirect table (head 3i names it). */
+static void post_read_indirect(unsigned i, uint64_t sector)
+{
+	uint64_t at = FG_B_GPA + 0x8000 + 0x40 * (uint64_t)i;
+	struct vring_desc *t = fg_host(&e.g, at);
+
+	post_read(i, sector);
+	memcpy(t, &e.r.desc[3 * i], 3 * sizeof(*t));
+	t[0].next = 1;
+	t[1].next = 2;
+	fg_desc(&e.r.desc[3 * i], at, 3 * sizeof(*t), VRING_DESC_F_INDIRECT, 0);
+}
+
 /*
- * With a prefetch op every request but the first of a burst is hinted ahead
- * of its turn: the next PMD_VQ_LOOKAHEAD - 1 whole, later ones in two parts
- * (check_read_hints).
+ * Five reads posted by post, served by one sweep of a queue whose model has
+ * a prefetch op: every request but the first hinted ahead of its turn, the
+ * next PMD_VQ_LOOKAHEAD - 1 whole, later ones in two parts
+ * (check_read_hints), served and completed in ring order.
  */
-Test(vq, prefetch_hints_run_ahead_of_submits)
+static void expect_five_reads_hinted(void (*post)(unsigned i, uint64_t sector))
 {
 	unsigned k;
 
 	e.t.ops = &fake_model_pf_ops;
 	make_q(true, -1);
 	for (k = 0; k < 5; k++)
-		post_read(k, 8 * k);
+		post(k, 8 * k);
 	cr_assert_eq(pmd_vq_sweep(q, 0, &scratch), 5);
 	cr_assert_eq(e.m.calls, 5);
 	for (k = 0; k < 5; k++) {
@@ -479,6 +493,18 @@ Test(vq, prefetch_hints_run_ahead_of_submits)
 	check_read_hints(5, off_k);
 	/* requests 1..LOOKAHEAD-1 whole, the later ones in two parts */
 	cr_assert_eq(e.m.npf, (PMD_VQ_LOOKAHEAD - 1) + 2 * (5 - PMD_VQ_LOOKAHEAD));
+	cr_assert_not(q->broken);
+}
+
+Test(vq, prefetch_hints_run_ahead_of_submits)
+{
+	expect_five_reads_hinted(post_read);
+}
+
+/* Requests as Linux sends them with indirect descriptors are looked ahead into as direct ones. */
+Test(vq, indirect_chains_hinted_as_direct_ones)
+{
+	expect_five_reads_hinted(post_read_indirect);
 }
 
 /*

@@ -730,10 +730,92 @@ Test(vq_chain, touch_notes_where_the_peek_reads)
 	pmd_chain_touch(g.mem, &ring, QSIZE, &t);
 	cr_assert_null(t.hdr, "head outside the queue");
 	cr_assert_null(t.next);
+	/* an indirect chain: the header and data descriptor are its table's */
 	indirect_table(3);
 	pmd_chain_touch(g.mem, &ring, 9, &t);
-	cr_assert_null(t.hdr, "indirect chains are left alone");
-	cr_assert_null(t.next);
+	cr_assert_eq((const void *)t.hdr, fg_host(&g, HDR));
+	cr_assert_eq(t.next, (const struct vring_desc *)fg_host(&g, ITBL) + 1);
+	cr_assert(peek(9, &full));
+	pmd_chain_peek_touched(&t, &fast);
+	cr_assert_eq(fast.type, full.type);
+	cr_assert_eq(fast.sector, full.sector);
+	cr_assert_eq(fast.data_len, full.data_len);
+	cr_assert_eq(fast.data_len, 4096);
+	ring.indirect_ok = false;
+	pmd_chain_touch(g.mem, &ring, 9, &t);
+	cr_assert_null(t.hdr, "indirect descriptors not negotiated");
+	ring.indirect_ok = true;
+	desc[9].flags |= VRING_DESC_F_NEXT;
+	pmd_chain_touch(g.mem, &ring, 9, &t);
+	cr_assert_null(t.hdr, "an indirect descriptor with NEXT");
+	indirect_table(3);
+	desc[9].addr = FG_HOLE_GPA;
+	pmd_chain_touch(g.mem, &ring, 9, &t);
+	cr_assert_null(t.hdr, "a table outside memory");
+}
+
+/*
+ * The indirect fast path takes Linux's chain (a lone INDIRECT head naming a
+ * table of header, data, status) and describes it as the walk does; every
+ * variant it does not take the walk judges: the two always agree.
+ */
+Test(vq_chain, indirect_fast_path_agrees_with_the_walk)
+{
+	struct vring_desc *t = fg_host(&g, ITBL);
+	static const uint16_t odd_flags[] = {
+	    0, VRING_DESC_F_WRITE, VRING_DESC_F_NEXT | VRING_DESC_F_WRITE,
+	    VRING_DESC_F_NEXT | VRING_DESC_F_INDIRECT, VRING_DESC_F_NEXT | 0x8};
+	const uint32_t lens[] = {0, 1, 16, 512, 4096};
+
+	indirect_table(3);
+	cr_assert(pmd_chain_parse_indirect3(g.mem, &ring, 9, &c));
+	cr_assert_eq(c.wr_len, 4096);
+	cr_assert_eq(c.iov[0].base, fg_host(&g, DATA));
+	cr_assert_eq(c.status, fg_host(&g, STATUS));
+	cr_assert_eq(c.hdr.sector, 77);
+	assert_same_as_walk(9);
+	t[1].flags = VRING_DESC_F_NEXT; /* a write */
+	assert_same_as_walk(9);
+	for (unsigned e = 0; e < 3; e++) {
+		for (unsigned f = 0; f < sizeof(odd_flags) / sizeof(odd_flags[0]); f++) {
+			indirect_table(3);
+			t[e].flags = odd_flags[f];
+			assert_same_as_walk(9);
+		}
+		for (unsigned l = 0; l < sizeof(lens) / sizeof(lens[0]); l++) {
+			indirect_table(3);
+			t[e].len = lens[l];
+			assert_same_as_walk(9);
+		}
+		indirect_table(3);
+		t[e].addr = FG_HOLE_GPA;
+		assert_same_as_walk(9);
+		for (uint16_t next = 0; next <= 3; next++) { /* loops and ends past the table */
+			indirect_table(3);
+			t[e].next = next;
+			assert_same_as_walk(9);
+		}
+	}
+	for (uint32_t n = 0; n <= 4; n++) { /* the table's length in entries */
+		indirect_table(n);
+		assert_same_as_walk(9);
+	}
+	indirect_table(3);
+	desc[9].len = 47;
+	assert_same_as_walk(9);
+	indirect_table(3);
+	desc[9].flags |= VRING_DESC_F_WRITE;
+	assert_same_as_walk(9);
+	indirect_table(3);
+	desc[9].addr = FG_B_GPA - 32; /* the table runs into the next region */
+	assert_same_as_walk(9);
+	fg_desc(&desc[1], ITBL, 3 * sizeof(struct vring_desc), VRING_DESC_F_INDIRECT, 0);
+	ring.size = 2; /* a table longer than the queue */
+	assert_same_as_walk(1);
+	ring.size = QSIZE;
+	ring.indirect_ok = false;
+	cr_assert_not(pmd_chain_parse_indirect3(g.mem, &ring, 9, &c));
+	assert_same_as_walk(9);
 }
 
 /*
@@ -765,6 +847,12 @@ Test(vq_chain, indirect_table_and_header_at_odd_addresses)
 	cr_assert_eq(c.status, fg_host(&g, STATUS + 7));
 	cr_assert_eq(c.ndesc, 3);
 	cr_assert(peek(9, &ph));
+	cr_assert_eq(ph.sector, 1234567);
+	cr_assert_eq(ph.data_len, 4096);
+
+	pmd_chain_touch(g.mem, &ring, 9, &tt);
+	cr_assert_eq((const void *)tt.hdr, fg_host(&g, hdr));
+	pmd_chain_peek_touched(&tt, &ph);
 	cr_assert_eq(ph.sector, 1234567);
 	cr_assert_eq(ph.data_len, 4096);
 

@@ -684,6 +684,118 @@ Test(vqp, fast_path_matches_the_walk)
 		     PMD_CHAIN_BROKEN);
 }
 
+/* Request id as Linux sends it with indirect descriptors: one descriptor naming its table. */
+static void post_rw_indirect(uint16_t id, uint32_t type, uint64_t sector, uint32_t len)
+{
+	struct vring_packed_desc tbl[3], d;
+	uint64_t at = IND_GPA + 0x100 * (uint64_t)id;
+
+	req_descs(tbl, id, type, sector, FG_REQ_DATA(id), len);
+	memcpy(fg_host(&g, at), tbl, sizeof(tbl));
+	d = (struct vring_packed_desc){
+	    .addr = at, .len = sizeof(tbl), .flags = VRING_DESC_F_INDIRECT};
+	post_descs(&d, 1, id);
+}
+
+/* pmd_chain_parse_packed() (its indirect fast path first) and the walk agree on the chain at 0. */
+static void assert_packed_same_as_walk(const struct pmd_chain_pring *pr)
+{
+	static struct pmd_chain f, w;
+	uint16_t fid = 0, fn = 0, wid = 0, wn = 0;
+	enum pmd_chain_result rf = pmd_chain_parse_packed(g.mem, pr, 0, true, &f, &fid, &fn);
+	enum pmd_chain_result rw = pmd_chain_parse_packed_walk(g.mem, pr, 0, true, &w, &wid, &wn);
+
+	cr_assert_eq(rf, rw);
+	cr_assert_eq(f.status, w.status);
+	if (rf == PMD_CHAIN_BROKEN)
+		return;
+	cr_assert_eq(fid, wid);
+	cr_assert_eq(fn, wn);
+	cr_assert_eq(memcmp(&f.hdr, &w.hdr, sizeof(f.hdr)), 0);
+	if (rf != PMD_CHAIN_OK)
+		return;
+	cr_assert_eq(f.hdr_at, w.hdr_at);
+	cr_assert_eq(f.rd_len, w.rd_len);
+	cr_assert_eq(f.wr_len, w.wr_len);
+	cr_assert_eq(f.nrd, w.nrd);
+	cr_assert_eq(f.nwr, w.nwr);
+	cr_assert_eq(f.ndesc, w.ndesc);
+	for (uint32_t i = 0; i < f.nrd + f.nwr; i++) {
+		cr_assert_eq(f.iov[i].base, w.iov[i].base);
+		cr_assert_eq(f.iov[i].len, w.iov[i].len);
+	}
+}
+
+/* A 512 B read as buffer id 6 at ring position 0 (again), indirect. */
+static void repost_6(void)
+{
+	drv.avail = 0;
+	post_rw_indirect(6, VIRTIO_BLK_T_IN, 16, 512);
+}
+
+/*
+ * The indirect fast path takes Linux's chain (one descriptor, a table of
+ * header, data, status) and describes it as the walk does; every variant it
+ * does not take the walk judges: the two always agree.
+ */
+Test(vqp, indirect_fast_path_matches_the_walk)
+{
+	struct pmd_chain_pring pr = {
+	    .desc = ring, .size = QSZ, .indirect_ok = true, .check_wrap = true};
+	struct vring_packed_desc *tbl = fg_host(&g, IND_GPA + 0x100 * 6);
+	static struct pmd_chain f;
+	uint16_t id = 0, n = 0;
+
+	post_rw_indirect(6, VIRTIO_BLK_T_IN, 16, 512);
+	cr_assert(pmd_chain_parse_packed_indirect3(g.mem, &pr, 0, &f, &id, &n));
+	cr_assert_eq(id, 6);
+	cr_assert_eq(n, 1);
+	cr_assert_eq(f.wr_len, 512);
+	cr_assert_eq(f.iov[0].base, fg_host(&g, FG_REQ_DATA(6)));
+	cr_assert_eq(f.status, fg_host(&g, FG_REQ_STATUS(6)));
+	cr_assert_eq(f.hdr.sector, 16);
+	assert_packed_same_as_walk(&pr);
+	tbl[1].flags = 0; /* a write */
+	assert_packed_same_as_walk(&pr);
+	for (unsigned e = 0; e < 3; e++) {
+		static const uint16_t flags[] = {VRING_DESC_F_INDIRECT, VRING_DESC_F_WRITE,
+						 VRING_DESC_F_NEXT, 0};
+		static const uint32_t lens[] = {0, 1, 8, 16, 4096};
+
+		for (unsigned k = 0; k < sizeof(flags) / sizeof(flags[0]); k++) {
+			repost_6();
+			tbl[e].flags = flags[k];
+			assert_packed_same_as_walk(&pr);
+		}
+		for (unsigned k = 0; k < sizeof(lens) / sizeof(lens[0]); k++) {
+			repost_6();
+			tbl[e].len = lens[k];
+			assert_packed_same_as_walk(&pr);
+		}
+		repost_6();
+		tbl[e].addr = FG_HOLE_GPA;
+		assert_packed_same_as_walk(&pr);
+	}
+	for (uint32_t len = 0; len <= 64; len += 8) { /* the table's length */
+		repost_6();
+		ring[0].len = len;
+		assert_packed_same_as_walk(&pr);
+	}
+	repost_6();
+	ring[0].flags |= VRING_DESC_F_NEXT;
+	assert_packed_same_as_walk(&pr);
+	ring[0].flags &= (uint16_t)~VRING_DESC_F_NEXT;
+	ring[0].id = QSZ;
+	assert_packed_same_as_walk(&pr);
+	ring[0].id = 6;
+	ring[0].addr = FG_B_GPA + FG_REGION_SIZE - 16; /* the table runs out of its region */
+	assert_packed_same_as_walk(&pr);
+	ring[0].addr = IND_GPA + 0x100 * 6;
+	pr.indirect_ok = false;
+	cr_assert_not(pmd_chain_parse_packed_indirect3(g.mem, &pr, 0, &f, &id, &n));
+	assert_packed_same_as_walk(&pr);
+}
+
 /* A recording model with a prefetch op (the look-ahead runs). */
 static void use_pf_model(void)
 {
@@ -702,14 +814,26 @@ static void expect_hint(unsigned h, uint64_t off, uint64_t len, unsigned before)
 		     fm.pf[h].before_submit);
 }
 
+/* Read k (k < 5) of 4 KiB at sector 8 (k + 1) posted as buffer id k. */
+typedef void (*post_read_fn)(uint16_t k);
+
+static void post_read_direct(uint16_t k)
+{
+	post_rw(k, VIRTIO_BLK_T_IN, 8 * (k + 1));
+}
+
+static void post_read_through_table(uint16_t k)
+{
+	post_rw_indirect(k, VIRTIO_BLK_T_IN, 8 * (k + 1), 4096);
+}
+
 /*
- * The look-ahead walks the chains of the ring: the two after the first are
- * hinted whole before the first is served, later ones in two parts
- * (PMD_VQ_LOOKAHEAD, then PMD_VQ_HINT_REST_AHEAD ahead), and every read but
- * the first reaches the model as prefetched; chains across the ring's end
- * too.
+ * Four laps of five reads posted by post, each lap served by one sweep:
+ * the two after the first hinted whole before the first is served, later
+ * ones in two parts (PMD_VQ_LOOKAHEAD, then PMD_VQ_HINT_REST_AHEAD ahead),
+ * every read but the first handed to the model as prefetched.
  */
-Test(vqp, look_ahead_hints_chains_ahead_of_their_turn)
+static void expect_laps_hinted_ahead(post_read_fn post)
 {
 	const unsigned n = 5;
 	uint16_t k;
@@ -719,7 +843,7 @@ Test(vqp, look_ahead_hints_chains_ahead_of_their_turn)
 	for (unsigned lap = 0; lap < 4; lap++) {
 		fm.calls = fm.npf = 0;
 		for (k = 0; k < n; k++)
-			post_rw(k, VIRTIO_BLK_T_IN, 8 * (k + 1));
+			post(k);
 		cr_assert_eq(pmd_vq_sweep(q, 1, &scratch), n);
 		for (k = 0; k < n; k++) {
 			expect_used(k, 4097);
@@ -738,6 +862,21 @@ Test(vqp, look_ahead_hints_chains_ahead_of_their_turn)
 		cr_assert_eq(fm.npf, 6, "lap %u: %u hints", lap, fm.npf);
 	}
 	cr_assert_not(q->broken);
+}
+
+/* The look-ahead walks the chains of the ring, across its end too. */
+Test(vqp, look_ahead_hints_chains_ahead_of_their_turn)
+{
+	expect_laps_hinted_ahead(post_read_direct);
+}
+
+/*
+ * Chains sent as Linux sends them with indirect descriptors (one ring
+ * descriptor naming a table) are looked ahead into as direct ones are.
+ */
+Test(vqp, look_ahead_hints_indirect_chains)
+{
+	expect_laps_hinted_ahead(post_read_through_table);
 }
 
 /* n reads of len bytes served by one sweep; the hints it gave before its first submit. */
