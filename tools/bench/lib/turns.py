@@ -68,6 +68,7 @@ class TurnCfg:
     rtt_exe: str = None  # femu-floor for the round trip before each turn; None: not taken
     ring_side: bool = True  # above QD1: femu-floor's split ring at cfg.qd as a side too
     layouts: tuple = ("split",)  # with "packed": femu-bench --packed on its own femud too
+    bench_args: tuple = ()  # more femu-bench options on every femud side (--indirect)
 
 
 class Side:
@@ -127,7 +128,7 @@ def _femud_side(cfg, tmp, name, femud, femu_bench, extra=()):
     fb = subprocess.Popen(["taskset", "-c", str(cfg.bench_cpu), femu_bench, "-q", "-s", sock,
                            "--json", "--cpus", str(cfg.bench_cpu), "--rw", cfg.rw, "--bs",
                            str(cfg.bs), "--qd", str(cfg.qd), "--time", "86400", "--timeout",
-                           "5000", "--progress", count, *extra],
+                           "5000", "--progress", count, *cfg.bench_args, *extra],
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                           start_new_session=True)
     return Side(name, [proc, fb], count)
