@@ -7,7 +7,8 @@
 # refused (exit 2) and left as it was, a JSON that is not a sweep's is refused.
 # The floor goals judged in turns follow the table as one sentence; a
 # tools/bench/layouts JSON adds a packed column, the packed floor and packed/split;
-# a file with the workloads markers gets every workload of every target and the floor.
+# a file with the workloads markers gets every workload of every target and the floor;
+# a run whose rates swung by more than 1.5x within it keeps the docs as they were.
 # Args: none.  Env: SRCDIR.
 set -u
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -149,6 +150,33 @@ assert body[0].startswith("Every workload of the same run"), body[0]
 PY
 then ok "workloads block: every workload of every target and the run's floor"
 else ko "workloads block: $(cat "$T/w.md")"; fi
+
+# a run whose per-second rates swung by more than 1.5x (the VM changed placement mid-run):
+# the docs are left alone (exit 2) unless --docs-despite-swings; a steady run is no bar
+python3 - "$T/small.json" "$T/swung.json" "$T/steady.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+j["runs"] = {"femud|randread 4k QD1": [{"iops_per_s": [740000, 735000, 380000, 372000]}]}
+json.dump(j, open(sys.argv[2], "w"))
+j["runs"] = {"femud|randread 4k QD1": [{"iops_per_s": [740000, 735000, 600000, 0]}]}
+json.dump(j, open(sys.argv[3], "w"))
+PY
+printf '<!-- figures:begin -->\nold\n<!-- figures:end -->\n' >"$T/sw.md"
+cp "$T/sw.md" "$T/sw0.md"
+"$SWEEP" --from-json "$T/swung.json" --update-docs "$T/sw.md" >"$T/sw.out" 2>&1
+RC=$?
+[ "$RC" -eq 2 ] && grep -q 'femud|randread 4k QD1 (1.99x)' "$T/sw.out" && cmp -s "$T/sw.md" "$T/sw0.md" &&
+	ok "a run that swung 1.99x: exit 2, the figures left as they were" ||
+	ko "swung run: exit $RC, $(cat "$T/sw.out")"
+"$SWEEP" --from-json "$T/swung.json" --update-docs "$T/sw.md" --docs-despite-swings >"$T/sw.out" 2>&1
+RC=$?
+[ "$RC" -eq 0 ] && grep -q '737k' "$T/sw.md" && ok "--docs-despite-swings writes them" ||
+	ko "--docs-despite-swings: exit $RC, $(cat "$T/sw.out")"
+"$SWEEP" --from-json "$T/steady.json" --update-docs "$T/sw0.md" >"$T/sw.out" 2>&1
+RC=$?
+[ "$RC" -eq 0 ] && ! grep -q 'swung' "$T/sw.out" && grep -q '737k' "$T/sw0.md" &&
+	ok "a run within 1.5x (a zero second ignored) updates the docs" ||
+	ko "steady run: exit $RC, $(cat "$T/sw.out")"
 
 echo '{"rounds": 1}' >"$T/bad.json"
 "$SWEEP" --from-json "$T/bad.json" >"$T/bad.out" 2>&1
