@@ -129,9 +129,9 @@ static enum pmd_chain_result chain_broken(struct pmd_chain *c, const char *why)
 }
 
 /* Switch to the indirect table described by d; returns NULL (and why) if unusable. */
-static const struct vring_desc *indirect_table(struct rte_vhost_memory *mem,
-					       const struct vring_desc *d, uint32_t max,
-					       uint32_t *n, const char **why)
+static inline __attribute__((always_inline)) const struct vring_desc *
+indirect_table(struct rte_vhost_memory *mem, const struct vring_desc *d, uint32_t max, uint32_t *n,
+	       const char **why)
 {
 	const uint8_t *tbl;
 
@@ -243,17 +243,53 @@ FM_HOT_TEXT bool pmd_chain_parse_indirect3(struct rte_vhost_memory *mem,
 					   struct pmd_chain *c)
 {
 	struct pmd_chain_ring table = {.indirect_ok = false};
+	const char *why;
 	struct vring_desc d;
+	uint32_t n = 0;
 
 	if (!ring->indirect_ok || head >= ring->size)
 		return false;
 	d = pmd_chain_desc_read(ring->desc, head);
-	if (d.flags != VRING_DESC_F_INDIRECT || d.len < 3 * sizeof(d) || d.len % sizeof(d) != 0 ||
-	    d.len / sizeof(d) > (uint32_t)RTE_MIN(ring->size, PMD_CHAIN_MAX_INDIRECT))
+	if (d.flags != VRING_DESC_F_INDIRECT)
 		return false;
-	table.desc = (const struct vring_desc *)pmd_chain_xlate(mem, d.addr, d.len);
-	table.size = d.len / sizeof(d);
+	table.desc = indirect_table(mem, &d, RTE_MIN(ring->size, PMD_CHAIN_MAX_INDIRECT), &n, &why);
+	table.size = n;
 	return table.desc != NULL && pmd_chain_parse_fast3(mem, &table, 0, c);
+}
+
+/*
+ * The packed indirect table named by d (virtio 1.2, 2.8.19) and its entry
+ * count in *n, by the walk's rules: negotiated, d without NEXT, a whole
+ * number of entries, at least one and no more than the queue (or
+ * PMD_CHAIN_MAX_INDIRECT), inside one guest memory region; NULL and why
+ * otherwise.
+ */
+static inline __attribute__((always_inline)) const struct vring_packed_desc *
+packed_table(struct rte_vhost_memory *mem, const struct pmd_chain_pring *ring,
+	     const struct vring_packed_desc *d, uint32_t *n, const char **why)
+{
+	uint32_t max = RTE_MIN(ring->size, PMD_CHAIN_MAX_INDIRECT);
+	const struct vring_packed_desc *tbl;
+
+	if (!ring->indirect_ok) {
+		*why = "indirect descriptor not negotiated";
+		return NULL;
+	}
+	if (d->flags & VRING_DESC_F_NEXT) {
+		*why = "indirect descriptor with NEXT";
+		return NULL;
+	}
+	if (d->len == 0 || d->len % sizeof(*d) != 0 || d->len / sizeof(*d) > max) {
+		*why = "bad indirect table length";
+		return NULL;
+	}
+	tbl = (const struct vring_packed_desc *)pmd_chain_xlate(mem, d->addr, d->len);
+	if (tbl == NULL) {
+		*why = "indirect table outside one guest memory region";
+		return NULL;
+	}
+	*n = d->len / sizeof(*d);
+	return tbl;
 }
 
 FM_HOT_TEXT bool pmd_chain_parse_packed_indirect3(struct rte_vhost_memory *mem,
@@ -264,15 +300,16 @@ FM_HOT_TEXT bool pmd_chain_parse_packed_indirect3(struct rte_vhost_memory *mem,
 	const uint16_t ring_bits = PMD_PACKED_F_AVAIL | PMD_PACKED_F_USED;
 	const struct vring_packed_desc *tbl;
 	struct vring_packed_desc d, h, b, s;
+	const char *why;
+	uint32_t n = 0;
 
-	if (!ring->indirect_ok || pos >= ring->size)
+	if (pos >= ring->size)
 		return false;
 	d = pmd_chain_pdesc_read(ring->desc, pos);
-	if ((d.flags & ~ring_bits) != VRING_DESC_F_INDIRECT || d.len != 3 * sizeof(d) ||
-	    ring->size < 3 || d.id >= ring->size)
+	if ((d.flags & ~ring_bits) != VRING_DESC_F_INDIRECT || d.id >= ring->size)
 		return false;
-	tbl = (const struct vring_packed_desc *)pmd_chain_xlate(mem, d.addr, d.len);
-	if (tbl == NULL)
+	tbl = packed_table(mem, ring, &d, &n, &why);
+	if (tbl == NULL || n != 3)
 		return false;
 	/* in a table only WRITE counts (NEXT ignored), INDIRECT refused (the walk's rules) */
 	h = pmd_chain_pdesc_read(tbl, 0);
@@ -298,20 +335,13 @@ FM_HOT_TEXT bool pmd_chain_parse_packed_indirect3(struct rte_vhost_memory *mem,
 static const char *packed_indirect(struct chain_walk *w, const struct pmd_chain_pring *ring,
 				   const struct vring_packed_desc *d)
 {
-	uint32_t max = RTE_MIN(ring->size, PMD_CHAIN_MAX_INDIRECT);
 	const struct vring_packed_desc *tbl;
-	uint32_t k, n;
+	const char *why = NULL;
+	uint32_t k, n = 0;
 
-	if (!ring->indirect_ok)
-		return "indirect descriptor not negotiated";
-	if (d->flags & VRING_DESC_F_NEXT)
-		return "indirect descriptor with NEXT";
-	if (d->len == 0 || d->len % sizeof(*d) != 0 || d->len / sizeof(*d) > max)
-		return "bad indirect table length";
-	tbl = (const struct vring_packed_desc *)pmd_chain_xlate(w->mem, d->addr, d->len);
+	tbl = packed_table(w->mem, ring, d, &n, &why);
 	if (tbl == NULL)
-		return "indirect table outside one guest memory region";
-	n = d->len / sizeof(*d);
+		return why;
 	for (k = 0; k < n; k++) {
 		struct vring_packed_desc e = pmd_chain_pdesc_read(tbl, k);
 
@@ -454,17 +484,17 @@ void pmd_chain_touch(struct rte_vhost_memory *mem, const struct pmd_chain_ring *
 /*
  * The touch of a packed chain that is one indirect descriptor d: its
  * table's first entry names the header (asked for), the second's length is
- * the data's; t->hdr stays NULL when the table cannot be read.
+ * the data's; t->hdr stays NULL when the table is not one the walk takes.
  */
 static void touch_packed_table(struct rte_vhost_memory *mem, const struct pmd_chain_pring *ring,
 			       const struct vring_packed_desc *d, struct pmd_chain_touched *t)
 {
 	const struct vring_packed_desc *tbl;
 	struct vring_packed_desc e;
+	const char *why;
+	uint32_t n = 0;
 
-	if (!ring->indirect_ok || d->len < sizeof(*d) || d->len % sizeof(*d) != 0)
-		return;
-	tbl = (const struct vring_packed_desc *)pmd_chain_xlate(mem, d->addr, d->len);
+	tbl = packed_table(mem, ring, d, &n, &why);
 	if (tbl == NULL)
 		return;
 	e = pmd_chain_pdesc_read(tbl, 0);
@@ -472,7 +502,7 @@ static void touch_packed_table(struct rte_vhost_memory *mem, const struct pmd_ch
 	if (t->hdr == NULL)
 		return;
 	rte_prefetch0((const void *)t->hdr);
-	if (d->len >= 2 * sizeof(*d))
+	if (n >= 2)
 		t->next = (const struct vring_desc *)&tbl[1]; /* len where a split one's is */
 }
 
