@@ -15,6 +15,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "chain_assert.h"
 #include "fake_guest.h"
 #include "ftl/fm_model_registry.h"
 #include "pmd/vq.h"
@@ -706,23 +707,10 @@ static void assert_packed_same_as_walk(const struct pmd_chain_pring *pr)
 	enum pmd_chain_result rw = pmd_chain_parse_packed_walk(g.mem, pr, 0, true, &w, &wid, &wn);
 
 	cr_assert_eq(rf, rw);
-	cr_assert_eq(f.status, w.status);
-	if (rf == PMD_CHAIN_BROKEN)
-		return;
-	cr_assert_eq(fid, wid);
-	cr_assert_eq(fn, wn);
-	cr_assert_eq(memcmp(&f.hdr, &w.hdr, sizeof(f.hdr)), 0);
-	if (rf != PMD_CHAIN_OK)
-		return;
-	cr_assert_eq(f.hdr_at, w.hdr_at);
-	cr_assert_eq(f.rd_len, w.rd_len);
-	cr_assert_eq(f.wr_len, w.wr_len);
-	cr_assert_eq(f.nrd, w.nrd);
-	cr_assert_eq(f.nwr, w.nwr);
-	cr_assert_eq(f.ndesc, w.ndesc);
-	for (uint32_t i = 0; i < f.nrd + f.nwr; i++) {
-		cr_assert_eq(f.iov[i].base, w.iov[i].base);
-		cr_assert_eq(f.iov[i].len, w.iov[i].len);
+	assert_chain_same(rf, &f, &w);
+	if (rf != PMD_CHAIN_BROKEN) {
+		cr_assert_eq(fid, wid);
+		cr_assert_eq(fn, wn);
 	}
 }
 
