@@ -178,6 +178,38 @@ RC=$?
 	ok "a run within 1.5x (a zero second ignored) updates the docs" ||
 	ko "steady run: exit $RC, $(cat "$T/sw.out")"
 
+# a swung run is measured again (--swing-retries) and the steadiest attempt kept; a failed
+# attempt ends the retries with its failure
+if python3 - "$SWEEP" >"$T/retry.out" 2>&1 <<'PY'
+import importlib.machinery, importlib.util, sys
+loader = importlib.machinery.SourceFileLoader("sweep", sys.argv[1])
+spec = importlib.util.spec_from_loader("sweep", loader)
+sweep = importlib.util.module_from_spec(spec)
+loader.exec_module(sweep)
+
+def runs(*attempts):
+    it = iter(attempts)
+    return lambda: next(it)
+
+swung = (0, {"iops_per_s": [700, 300, 700]}, "")
+less = (0, {"iops_per_s": [700, 400, 700]}, "")
+steady = (0, {"iops_per_s": [700, 690, 700]}, "")
+retried = []
+rc, j, _ = sweep.steady_run(runs(swung, steady, swung), 2, retried.append)
+assert (rc, j["iops_per_s"], j["attempts"], retried) == (0, [700, 690, 700], 2, [1]), (j, retried)
+rc, j, _ = sweep.steady_run(runs(swung, less, swung), 2)
+assert j["iops_per_s"] == [700, 400, 700] and j["attempts"] == 3, j
+rc, j, _ = sweep.steady_run(runs(swung, swung), 0)
+assert j["attempts"] == 1, j
+rc, j, err = sweep.steady_run(runs(swung, (1, None, "refused")), 2)
+assert (rc, j, err) == (1, None, "refused"), (rc, j, err)
+rc, j, _ = sweep.steady_run(runs(steady), 2)
+assert j["attempts"] == 1, j
+print("ok")
+PY
+then ok "a swung run measured again: the steadiest of the attempts kept, a failure ends them"
+else ko "steady_run: $(cat "$T/retry.out")"; fi
+
 echo '{"rounds": 1}' >"$T/bad.json"
 "$SWEEP" --from-json "$T/bad.json" >"$T/bad.out" 2>&1
 RC=$?
