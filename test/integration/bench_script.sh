@@ -92,8 +92,9 @@ for wn, n, fl, sides, need in (("randread 4k QD1", 3, "bare", {"bare", "femud", 
 else ko "json: $(head -c 600 "$T/b.json")"; fi
 grep -qE '^(floor goal randread 4k QD32: femud |floor goals: no machine floor)' "$T/b.out" &&
 	ok "floor goal lines" || ko "floor goal lines missing"
-# femud-packed: femu-bench --packed rounds, then tools/bench/layouts' turns and the packed
-# ring's floor in the same JSON; its figures table gets the packed column and floor
+# femud-packed: femu-bench --packed rounds, then tools/bench/layouts' turns (above QD1 with
+# femu-bench's own peer on each layout) and the packed ring's floor in the same JSON; its
+# figures table gets the packed column and floor
 timeout 300 "$SWEEP" --rounds 1 --time 1 --ramp 0.2 --size-mb 64 --targets femud,femud-packed \
 	--workloads 'randread 4k QD1,randread 512 QD128' --qd1-pairs 0 --qd1-turns 0 --copy-turns 0 \
 	--layout-turns 2 --femud "$FEMUD" --femu-bench "$BENCH" --json "$T/p.json" >"$T/p.out" 2>"$T/p.err"
@@ -112,6 +113,12 @@ for wn in ("randread 4k QD1", "randread 512 QD128"):
     assert len(lt["per_turn"]) == 2 and all(x["packed"] > 0 and x["femud"] > 0
                                             for x in lt["per_turn"]), lt
     assert lt["packed_over_femud"]["median"] > 0, lt
+# above QD1 femu-bench against its own peer on each layout is a side of the turns too
+deep = j["layout_turns"]["randread 512 QD128"]
+assert all(x["peer"] > 0 and x["ppeer"] > 0 for x in deep["per_turn"]), deep["per_turn"]
+assert {"ppeer_over_peer", "ppeer_over_femud", "femud_over_peer",
+        "packed_over_ppeer"} <= set(deep), sorted(deep)
+assert "peer" not in j["layout_turns"]["randread 4k QD1"]["per_turn"][0], "QD1 has no peer"
 fl = j["machine_floor"]
 assert fl is None or fl["packed_ring_qd1_4k_max_iops"] > 0, fl
 ' "$T/p.json" && "$SWEEP" --from-json "$T/p.json" --update-docs "$T/doc.md" >/dev/null &&

@@ -22,7 +22,12 @@ ratios at QD1 follow it (on one machine: ~130 ns round trips gave femud ~95% of 
 With layouts ("split", "packed") a second femud of the same build serves femu-bench --packed
 (side "packed") next to the split one (side "femud"), and femu-floor's packed ring is a floor
 side of its own (femu-floor --layout packed: "pbare" at QD1, "pring" at higher depth), so
-packed/split and each layout against its own floor come from the same turns.
+packed/split and each layout against its own floor come from the same turns.  With
+peer_sides, above QD1 and on direct chains, femu-bench against its in-process peer
+(--selftest-peer: a backend that completes each request and moves no data, on the target
+CPU) is a side for each layout too ("peer", "ppeer"): the rate the initiator and the ring
+traffic alone allow, so ppeer/peer says what the packed ring costs this initiator before
+any backend work.
 """
 import json
 import mmap
@@ -41,6 +46,8 @@ GOALS = {"bare": 0.90, "copy": 0.85}
 FLOOR_SIDES = ("bare", "copy", "virtio", "ring", "pbare", "pring")
 # the femu-bench sides: split rings (femud), a second build (b), packed rings (packed)
 BENCH_SIDES = ("femud", "b", "packed")
+# femu-bench --selftest-peer on split and on packed rings (TurnCfg.peer_sides)
+PEER_SIDES = ("peer", "ppeer")
 # each floor side's layout: femud's split rings are judged against the split ones, the
 # packed side against the packed ones (and both against the copy rate)
 PACKED_FLOORS = ("pbare", "pring")
@@ -69,6 +76,7 @@ class TurnCfg:
     ring_side: bool = True  # above QD1: femu-floor's split ring at cfg.qd as a side too
     layouts: tuple = ("split",)  # with "packed": femu-bench --packed on its own femud too
     bench_args: tuple = ()  # more femu-bench options on every femud side (--indirect)
+    peer_sides: bool = False  # above QD1, no bench_args: femu-bench --selftest-peer sides
 
 
 class Side:
@@ -132,6 +140,19 @@ def _femud_side(cfg, tmp, name, femud, femu_bench, extra=()):
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                           start_new_session=True)
     return Side(name, [proc, fb], count)
+
+
+def _peer_side(cfg, tmp, name, extra=()):
+    """femu-bench against its in-process peer (the peer on the target CPU), the femud
+    sides' workload; extra: --packed."""
+    count = os.path.join(tmp, f"{name}.count")
+    fb = subprocess.Popen([cfg.femu_bench, "-q", "--json", "--selftest-peer", "--cpus",
+                           str(cfg.bench_cpu), "--peer-cpu", str(cfg.target_cpu), "--rw",
+                           cfg.rw, "--bs", str(cfg.bs), "--qd", str(cfg.qd), "--time", "86400",
+                           "--timeout", "5000", "--progress", count, *extra],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          start_new_session=True)
+    return Side(name, [fb], count)
 
 
 def bs_bytes(bs):
@@ -200,6 +221,11 @@ def start_sides(cfg, tmp, sides):
         if cfg.ring_side and packed:
             starts.append(("pring", lambda: _floor_side(cfg, tmp, "pring",
                                                         _ring_mode(cfg, "packed"))))
+    if cfg.peer_sides and cfg.qd > 1 and not cfg.bench_args:
+        if split:
+            starts.append(("peer", lambda: _peer_side(cfg, tmp, "peer")))
+        if packed:
+            starts.append(("ppeer", lambda: _peer_side(cfg, tmp, "ppeer", ("--packed",))))
     for name, start in starts:
         sides[name] = start()
         if not sides[name].wait_started(120):
@@ -214,10 +240,10 @@ def stop_sides(sides):
     outs = {}
     for s in sides.values():
         s.cont()
-    for name in FLOOR_SIDES:
+    for name in FLOOR_SIDES + PEER_SIDES:
         if name in sides:
             p = sides[name].procs[0]
-            stop_proc(p, signal.SIGTERM)
+            stop_proc(p, signal.SIGINT if name in PEER_SIDES else signal.SIGTERM)
             outs[name] = (p.returncode, p.stdout.read(), p.stderr.read())
     for name in BENCH_SIDES:
         if name in sides:
@@ -244,7 +270,7 @@ def run_turns(cfg, sides):
     """The turns: per measured turn {side: rate}, and the round trip taken before each
     (ns; None where not taken).  Raises RuntimeError when a side exits."""
     names = [n for n in ("bare", "pbare", "copy", "femud", "b", "packed", "virtio", "ring",
-                         "pring") if n in sides]
+                         "pring", "peer", "ppeer") if n in sides]
     swapped = [{"femud": "b", "b": "femud"}.get(n, n) for n in names] if "b" in sides else names
     turns, rtts = [], []
     for k in range(cfg.warmup + cfg.turns):
@@ -280,6 +306,10 @@ def measure(cfg, tmp):
         rc, _, fb_err = outs.get(f"{name}-bench", (0, "", ""))
         if rc != 0 and err is None:
             err = f"{name}'s femu-bench failed ({rc}): {fb_err[-600:]}"
+    for name in PEER_SIDES:
+        rc, _, fb_err = outs.get(name, (0, "", ""))
+        if rc != 0 and err is None:
+            err = f"{name} (femu-bench --selftest-peer) failed ({rc}): {fb_err[-600:]}"
     return (turns, rtts, None) if err is None else (None, None, err)
 
 
@@ -332,6 +362,14 @@ def ratios(turns):
         out["pring_over_ring"] = ratio_summary(turns, "pring", "ring")
     if "pbare" in turns[0] and "virtio" in turns[0]:
         out["pbare_over_virtio"] = ratio_summary(turns, "pbare", "virtio")
+    for who, peer in (("femud", "peer"), ("packed", "ppeer")):
+        if who in turns[0] and peer in turns[0]:
+            out[f"{who}_over_{peer}"] = ratio_summary(turns, who, peer)
+    if "ppeer" in turns[0] and "peer" in turns[0]:
+        out["ppeer_over_peer"] = ratio_summary(turns, "ppeer", "peer")
+    if "ppeer" in turns[0] and "femud" in turns[0]:
+        # what the initiator allows packed rings against what femud does on split ones
+        out["ppeer_over_femud"] = ratio_summary(turns, "ppeer", "femud")
     return out
 
 
