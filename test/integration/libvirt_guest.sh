@@ -13,9 +13,9 @@
 # started again from femuctl save-config's file (media on mem_path files):
 # QEMU reconnects (<reconnect>) and every check in the loop passes.  The
 # hot-plugged disk has no reconnect (libvirt 9.0 adds its chardev with
-# reconnect 0, whatever its <reconnect> says), so it is re-plugged as the
-# README says (virsh detach-device, attach-device): the guest reads back
-# what it wrote before the restart and writes and reads it again.
+# reconnect 0, whatever its <reconnect> says), so it is re-plugged as
+# docs/operations.md says (virsh detach-device, attach-device): the guest
+# reads back what it wrote before the restart and writes and reads it again.
 # Root only.  Args: femuctl path.  Env: FEMUD, SRCDIR; FEMUD_GUEST_QEMU
 # (test/guest/qemu10.sh sets it) is the domain's <emulator>, else libvirt's
 # default QEMU.  The guest is the project's own (test/guest/guest-lib.sh: the
