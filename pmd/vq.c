@@ -157,6 +157,7 @@ struct pmd_vq *pmd_vq_create(const struct pmd_vq_setup *s)
 	    s->size <= PMD_VQ_AVAIL_EVENT_MAX_SIZE ? PMD_VQ_AVAIL_EVENT_SLACK : 0;
 	q->prefetch = s->target->ops->prefetch != NULL;
 	q->look = PMD_VQ_LOOKAHEAD;
+	q->publish_every = PMD_VQ_BURST + 1;
 	q->idle = pmd_blk_req_wants_idle(s->target);
 	q->guess_hdr = &q->guess_head; /* nothing served yet: any readable address */
 	q->name = "";
@@ -412,16 +413,21 @@ static inline __attribute__((always_inline)) void vq_prefetch_start(struct pmd_v
 }
 
 /*
- * Store the used index once PMD_VQ_PUBLISH_BYTES moved since the last store
- * (no call: vq_publish_notify() decides that for the whole sweep).  Without
- * it a driver that keeps QD32 4 KiB requests in flight cannot refill until
- * the sweep ends, and both sides wait for each other in turn.
+ * Store the used index once PMD_VQ_PUBLISH_BYTES moved or q->publish_every
+ * requests were taken since the last store (no call: vq_publish_notify()
+ * decides that for the whole sweep).  Without it a driver that keeps QD32
+ * 4 KiB requests in flight cannot refill until the sweep ends, and both
+ * sides wait for each other in turn.
  */
-static inline void vq_publish_early(struct pmd_vq *q, uint64_t bytes, uint64_t *published)
+static inline void vq_publish_early(struct pmd_vq *q, uint64_t bytes, unsigned taken,
+				    uint64_t *published, unsigned *published_at)
 {
-	if (PMD_VQ_PUBLISH_BYTES == 0 || bytes - *published < PMD_VQ_PUBLISH_BYTES || q->inflight)
+	bool bytes_due = PMD_VQ_PUBLISH_BYTES != 0 && bytes - *published >= PMD_VQ_PUBLISH_BYTES;
+
+	if (q->inflight || (!bytes_due && taken - *published_at < q->publish_every))
 		return;
 	*published = bytes;
+	*published_at = taken;
 	rte_smp_wmb();
 	st16(&q->used->idx, q->used_idx);
 }
@@ -476,6 +482,7 @@ static inline __attribute__((always_inline)) unsigned vq_take(struct pmd_vq *q, 
 	uint16_t n = (uint16_t)(avail_idx - q->last_avail);
 	uint64_t bytes = 0, published = 0;
 	const uint16_t look = q->look, touch = pmd_vq_touch_ahead(q);
+	unsigned published_at = 0;
 	uint16_t i;
 
 	if (n == 0)
@@ -515,7 +522,7 @@ static inline __attribute__((always_inline)) unsigned vq_take(struct pmd_vq *q, 
 			break;
 		q->last_avail++;
 		bytes += c->rd_len + c->wr_len;
-		vq_publish_early(q, bytes, &published);
+		vq_publish_early(q, bytes, i + 1u, &published, &published_at);
 	}
 	vq_avail_event_follow(q);
 	pmd_vq_look_follow(q, bytes, i);

@@ -118,6 +118,18 @@
 #define PMD_VQ_PUBLISH_BYTES (64u << 10)
 #endif
 /*
+ * A sweep also publishes each time it took 1/PMD_VQ_PUBLISH_SHARE of the
+ * requests the queue's previous sweep took (at least one): a driver that
+ * keeps fewer than 32 requests of 4 KiB in flight reaches the byte bound
+ * only at a sweep's end, and refills only after it.  Split rings only for
+ * requests of PMD_VQ_SMALL_REQ_BYTES or more on average: each store moves the
+ * used index's line to the driver, which small requests' sweeps cannot
+ * afford.  Packed rings (PMD_VQP_PUBLISH_SHARE) publish by a flags store to
+ * a line femud just wrote, at every size.
+ */
+#define PMD_VQ_PUBLISH_SHARE 2u
+#define PMD_VQP_PUBLISH_SHARE 4u
+/*
  * With EVENT_IDX, while a poller polls, avail_event is set one behind the
  * next avail index to serve and rewritten only once the queue has moved
  * this many entries past it (it sits in a cache line the driver reads at
@@ -209,13 +221,14 @@ struct pmd_vq {
 	bool indirect;
 	bool broken;
 	bool inflight;
-	bool prefetch;	       /* the model has a prefetch op: peek ahead */
-	uint8_t look;	       /* hint distance of this sweep (PMD_VQ_LOOKAHEAD or _SMALL) */
-	bool idle;	       /* the model has an idle op: call it on empty sweeps */
-	bool rte_mem;	       /* state allocated with rte_malloc */
-	bool model_busy;       /* the model's idle op has work of its own left */
-	uint16_t nresubmit;    /* heads in resubmit[] */
-	uint16_t resubmit_pos; /* next one to replay */
+	bool prefetch;		/* the model has a prefetch op: peek ahead */
+	uint8_t look;		/* hint distance of this sweep (PMD_VQ_LOOKAHEAD or _SMALL) */
+	uint16_t publish_every; /* a sweep publishes after that many (PMD_VQ_PUBLISH_SHARE) */
+	bool idle;		/* the model has an idle op: call it on empty sweeps */
+	bool rte_mem;		/* state allocated with rte_malloc */
+	bool model_busy;	/* the model's idle op has work of its own left */
+	uint16_t nresubmit;	/* heads in resubmit[] */
+	uint16_t resubmit_pos;	/* next one to replay */
 	uint16_t *resubmit;
 	/*
 	 * what the look-ahead hinted of the read at each avail position (by

@@ -124,15 +124,31 @@ void pmd_vq_break(struct pmd_vq *q, const char *why);
 void pmd_vq_call(struct pmd_vq *q);
 
 /*
+ * The request count after which a sweep publishes, following one that took
+ * n requests (PMD_VQ_PUBLISH_SHARE); PMD_VQ_BURST + 1: none (the byte bound only).
+ */
+static inline uint16_t pmd_vq_publish_every(bool packed, bool small, unsigned n)
+{
+	if (packed)
+		return (uint16_t)RTE_MAX(n / PMD_VQP_PUBLISH_SHARE, 1u);
+	if (small)
+		return PMD_VQ_BURST + 1;
+	return (uint16_t)RTE_MAX(n / PMD_VQ_PUBLISH_SHARE, 1u);
+}
+
+/*
  * A sweep served n requests that moved bytes: the hint distance of the next
- * sweep (PMD_VQ_LOOKAHEAD_SMALL after small requests).
+ * sweep (PMD_VQ_LOOKAHEAD_SMALL after small requests) and its publish interval.
  */
 static inline void pmd_vq_look_follow(struct pmd_vq *q, uint64_t bytes, unsigned n)
 {
+	bool small;
+
 	if (n == 0)
 		return;
-	q->look = bytes < (uint64_t)n * PMD_VQ_SMALL_REQ_BYTES ? PMD_VQ_LOOKAHEAD_SMALL
-							       : PMD_VQ_LOOKAHEAD;
+	small = bytes < (uint64_t)n * PMD_VQ_SMALL_REQ_BYTES;
+	q->look = small ? PMD_VQ_LOOKAHEAD_SMALL : PMD_VQ_LOOKAHEAD;
+	q->publish_every = pmd_vq_publish_every(q->packed, small, n);
 }
 
 /* The touch distance that goes with q's hint distance. */

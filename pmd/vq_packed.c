@@ -319,7 +319,7 @@ static unsigned vqp_take(struct pmd_vq *q, uint64_t now, struct pmd_chain *c)
 			vqp_look_ahead_served(q, nring);
 		bytes += c->rd_len + c->wr_len;
 		if ((PMD_VQ_PUBLISH_BYTES != 0 && bytes - published >= PMD_VQ_PUBLISH_BYTES) ||
-		    i + 1 - published_at >= PMD_VQP_PUBLISH_REQS) {
+		    i + 1 - published_at >= q->publish_every) {
 			published = bytes;
 			published_at = i + 1;
 			vqp_publish(q);

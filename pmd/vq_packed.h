@@ -18,22 +18,14 @@
 
 /*
  * 1: a sweep's used descriptors are published together, by storing the
- * first one's flags last (each PMD_VQ_PUBLISH_BYTES of data and at the
- * sweep's end, as the split ring's used index); 0: each as it is written,
- * to measure without it.  Never with inflight tracking: there each
+ * first one's flags last (each PMD_VQ_PUBLISH_BYTES of data or
+ * q->publish_every requests, see PMD_VQ_PUBLISH_SHARE, and at the sweep's
+ * end, as the split ring's used index); 0: each as it is written, to
+ * measure without it.  Never with inflight tracking: there each
  * completion is published before its inflight entry is cleared.
  */
 #ifndef PMD_VQP_BATCH
 #define PMD_VQP_BATCH 1
-#endif
-/*
- * With PMD_VQP_BATCH, a sweep also publishes each time it took this many
- * requests since its last publish: small requests reach the byte bound
- * only at the sweep's end, and a driver that sees none of them until then
- * cannot refill meanwhile.
- */
-#ifndef PMD_VQP_PUBLISH_REQS
-#define PMD_VQP_PUBLISH_REQS 32u
 #endif
 /* The look-ahead walks chains of at most this many ring descriptors (longer ones end it). */
 #define PMD_VQP_TOUCH_MAX_DESC 16

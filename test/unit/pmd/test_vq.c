@@ -914,3 +914,52 @@ Test(vq, next_due_is_the_earliest_pending_completion)
 	pmd_vq_sweep(q, 3000, &scratch);
 	cr_assert_eq(pmd_vq_next_due(q), 6000);
 }
+
+/* The used index the driver could see at each submit (by submit count). */
+static uint16_t used_at_submit[16];
+static void note_used_idx(struct fake_model *m, void *arg)
+{
+	(void)arg;
+	if (m->calls < 16)
+		used_at_submit[m->calls] = e.r.used->idx;
+}
+
+/*
+ * After a sweep of four 4 KiB reads a sweep stores the used index every two
+ * requests (half the last sweep's take, PMD_VQ_PUBLISH_SHARE), long before
+ * the byte bound: a driver with few requests in flight refills meanwhile.
+ */
+Test(vq, few_large_requests_published_within_a_sweep)
+{
+	e.m.on_submit = note_used_idx;
+	make_q(true, -1);
+	for (unsigned k = 0; k < 4; k++)
+		post_read(k, 8 * k);
+	cr_assert_eq(pmd_vq_sweep(q, 0, &scratch), 4);
+	cr_assert_eq(used_at_submit[4], 0, "the first sweep publishes at its end only");
+	cr_assert_eq(e.r.used->idx, 4);
+	for (unsigned k = 0; k < 4; k++)
+		post_read(k, 8 * k);
+	cr_assert_eq(pmd_vq_sweep(q, 0, &scratch), 4);
+	cr_assert_eq(used_at_submit[6], 4, "published before two requests were served");
+	cr_assert_eq(used_at_submit[7], 6, "not published after two requests");
+	cr_assert_eq(used_at_submit[8], 6);
+	cr_assert_eq(e.r.used->idx, 8);
+}
+
+/* Small requests' sweeps on a split ring store the used index at their end only. */
+Test(vq, few_small_requests_published_at_the_sweep_end)
+{
+	e.m.on_submit = note_used_idx;
+	make_q(true, -1);
+	for (unsigned r = 0; r < 2; r++)
+		for (unsigned k = 0; k < 4; k++)
+			fg_env_post_read(&e, QSZ, k, 8 * k, 512);
+	cr_assert_eq(pmd_vq_sweep(q, 0, &scratch), 8);
+	for (unsigned k = 0; k < 4; k++)
+		fg_env_post_read(&e, QSZ, k, 8 * k, 512);
+	cr_assert_eq(pmd_vq_sweep(q, 0, &scratch), 4);
+	for (unsigned c = 9; c <= 12; c++)
+		cr_assert_eq(used_at_submit[c], 8, "submit %u saw a used index stored mid-sweep", c);
+	cr_assert_eq(e.r.used->idx, 12);
+}
