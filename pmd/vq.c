@@ -422,12 +422,8 @@ static inline __attribute__((always_inline)) void vq_prefetch_start(struct pmd_v
 static inline void vq_publish_early(struct pmd_vq *q, uint64_t bytes, unsigned taken,
 				    uint64_t *published, unsigned *published_at)
 {
-	bool bytes_due = PMD_VQ_PUBLISH_BYTES != 0 && bytes - *published >= PMD_VQ_PUBLISH_BYTES;
-
-	if (q->inflight || (!bytes_due && taken - *published_at < q->publish_every))
+	if (q->inflight || !pmd_vq_publish_due(q, bytes, taken, published, published_at))
 		return;
-	*published = bytes;
-	*published_at = taken;
 	rte_smp_wmb();
 	st16(&q->used->idx, q->used_idx);
 }

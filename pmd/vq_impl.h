@@ -129,11 +129,25 @@ void pmd_vq_call(struct pmd_vq *q);
  */
 static inline uint16_t pmd_vq_publish_every(bool packed, bool small, unsigned n)
 {
-	if (packed)
-		return (uint16_t)RTE_MAX(n / PMD_VQP_PUBLISH_SHARE, 1u);
-	if (small)
+	if (small && !packed)
 		return PMD_VQ_BURST + 1;
-	return (uint16_t)RTE_MAX(n / PMD_VQ_PUBLISH_SHARE, 1u);
+	return (uint16_t)RTE_MAX(n / (packed ? PMD_VQP_PUBLISH_SHARE : PMD_VQ_PUBLISH_SHARE), 1u);
+}
+
+/*
+ * Is a publish due within a sweep that took taken requests moving bytes
+ * (PMD_VQ_PUBLISH_BYTES since the last, or q->publish_every requests)?
+ * When it is, the last publish's marks move here.
+ */
+static inline bool pmd_vq_publish_due(const struct pmd_vq *q, uint64_t bytes, unsigned taken,
+				      uint64_t *published, unsigned *published_at)
+{
+	if ((PMD_VQ_PUBLISH_BYTES == 0 || bytes - *published < PMD_VQ_PUBLISH_BYTES) &&
+	    taken - *published_at < q->publish_every)
+		return false;
+	*published = bytes;
+	*published_at = taken;
+	return true;
 }
 
 /*

@@ -318,12 +318,8 @@ static unsigned vqp_take(struct pmd_vq *q, uint64_t now, struct pmd_chain *c)
 		if (q->prefetch)
 			vqp_look_ahead_served(q, nring);
 		bytes += c->rd_len + c->wr_len;
-		if ((PMD_VQ_PUBLISH_BYTES != 0 && bytes - published >= PMD_VQ_PUBLISH_BYTES) ||
-		    i + 1 - published_at >= q->publish_every) {
-			published = bytes;
-			published_at = i + 1;
+		if (pmd_vq_publish_due(q, bytes, i + 1, &published, &published_at))
 			vqp_publish(q);
-		}
 	}
 	pmd_vq_look_follow(q, bytes, i);
 	return i;
