@@ -8,22 +8,21 @@
 # test area with a new seed.  Meanwhile a reader read-verifies the other half
 # of vda over and over, and a plain fio reads it (no verify) for the whole
 # run: reads are in flight at every switch-over.  While it runs, the host
-# migrates it (QMP
-# 'migrate', single-threaded TCG) from the source to a destination QEMU
-# started with -incoming on the same femud sockets, quits the source, and
-# goes on the same way GM_MIGRATIONS times (source -> dest -> new dest ...);
-# after each migration a new round must pass on the destination.  Odd
-# migrations start the destination paused (-S, as libvirt does) and compare
+# migrates it (QMP 'migrate', single-threaded TCG) from the source to a
+# destination QEMU started with -incoming on the same femud sockets, quits the
+# source, and goes on the same way GM_MIGRATIONS times (source -> dest -> new
+# dest ...); after each migration a new round must pass on the destination.
+# Odd migrations start the destination paused (-S, as libvirt does) and compare
 # the guest's RAM on both sides, byte for byte, before it runs: a page that
 # reached the destination stale (its last write, by the guest or by a
 # backend, never sent again) differs there even when no verify reads it.
 # The plain reader's buffers are such pages: only femud writes them, so with
 # femud's dirty-log marks disabled the first migration fails here (split and
 # packed, QEMU 7.2 and 10.0), while fio verify alone passed without them.
-# Then a
-# migration that fails half-way (the destination SIGKILLed while RAM is being
-# sent) must leave the source running, its rounds still passing.  The guest
-# then stops on a word from the host and reports every round verified.
+# Then a migration that fails half-way (the destination SIGKILLed while RAM
+# is being sent) must leave the source running, its rounds still passing.
+# The guest then stops on a word from the host and reports every round
+# verified.
 # Prints each migration's total time and downtime (QEMU's query-migrate).
 #
 #   guest_migrate.sh [--migrations N] [--backend femud|qsd] [--packed]
@@ -59,7 +58,7 @@ GM_PACKED=${GM_PACKED:-}
 GM_FAILED=1
 GM_FEMUD_KILL=${GM_FEMUD_KILL:-}
 GM_COMPARE_RAM=${GM_COMPARE_RAM:-}
-GM_RAM_BYTES=$((512 << 20)) # the guests' -m
+GM_RAM_MB=512 # each guest's RAM (-m), all of it compared by compare_ram
 while [ $# -gt 0 ]; do
 	case $1 in
 	--migrations) GM_MIGRATIONS=$2; shift ;;
@@ -201,7 +200,7 @@ start_qemu() {
 	[ -n "$GM_PACKED" ] && [ -z "$GM_FEMUD_KILL" ] && a+=(--dev-opts packed=on)
 	mkfifo "$T/in$k.in" "$T/in$k.out"
 	: >"$T/prog$k"
-	"$GUEST_RUN" --qemu "$GUEST_QEMU" --pin 1 -t 600 --quiet -a tcg --tcg-thread single -m 512M \
+	"$GUEST_RUN" --qemu "$GUEST_QEMU" --pin 1 -t 600 --quiet -a tcg --tcg-thread single -m "${GM_RAM_MB}M" \
 		"${a[@]}" --qmp "$T/qmp$k" "$@" \
 		--qemu-arg -chardev --qemu-arg "pipe,id=gmin,path=$T/in$k" \
 		--qemu-arg -device --qemu-arg "virtserialport,bus=glser.0,chardev=gmin,name=org.femud.in" \
@@ -272,12 +271,12 @@ qemu_at_least() {
 # or by the backend after the copy QEMU sent, and not sent again.  Then the
 # destination runs.
 compare_ram() {
-	local d
+	local d bytes=$((GM_RAM_MB << 20))
 	qmp "$T/qmp$2" wait-status paused 60 || fail "$3: destination $2 not paused after it"
 	for d in "$1" "$2"; do
 		rm -f "$T/ram$d"
-		qmp "$T/qmp$d" hmp "pmemsave 0 $GM_RAM_BYTES \"$T/ram$d\"" >/dev/null
-		[ "$(stat -c %s "$T/ram$d" 2>/dev/null)" = "$GM_RAM_BYTES" ] || fail "$3: no RAM dump of QEMU $d"
+		qmp "$T/qmp$d" hmp "pmemsave 0 $bytes \"$T/ram$d\"" >/dev/null
+		[ "$(stat -c %s "$T/ram$d" 2>/dev/null)" = "$bytes" ] || fail "$3: no RAM dump of QEMU $d"
 	done
 	python3 - "$T/ram$1" "$T/ram$2" "$3" <<'PY' || fail "$3: the destination's RAM is not the source's"
 import sys
