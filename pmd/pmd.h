@@ -161,10 +161,12 @@ int pmd_blk_close(struct pmd_blk *dev, bool force);
  *   requests, read_bytes, write_bytes, errors; kicks: notifications the
  *   guest sent anyway (kicks are suppressed while polling); calls:
  *   interrupts sent; calls_saved: used-ring updates the guest asked no
- *   interrupt for; deferred: completions posted from the timer heap; late:
- *   of those, posted > PMD_LATE_NS after due (late_ns_sum, late_ns_max);
- *   broken: queue stops for an unanswerable chain; resubmitted: requests
- *   replayed from the inflight region after a reconnect.
+ *   interrupt for; calls_late: of the calls, those a recheck of such a
+ *   decision sent (vq_impl.h); deferred: completions posted from the timer
+ *   heap; late: of those, posted > PMD_LATE_NS after due (late_ns_sum,
+ *   late_ns_max); broken: queue stops for an unanswerable chain;
+ *   resubmitted: requests replayed from the inflight region after a
+ *   reconnect.
  */
 void pmd_blk_stats(struct pmd_blk *dev, struct pmd_dev_snap *out);
 

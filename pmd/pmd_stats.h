@@ -44,6 +44,7 @@
 	X(calls, "calls", PMD_CTR_SUM)		   /* interrupts sent (callfd writes) */           \
 	X(calls_saved, "calls_saved", PMD_CTR_SUM) /* used updates the guest wanted no call for */ \
 	X(call_errors, "call_errors", PMD_CTR_SUM) /* calls whose callfd write failed */           \
+	X(calls_late, "calls_late", PMD_CTR_SUM)   /* calls sent by a recheck (vq_impl.h) */       \
 	X(deferred, "deferred", PMD_CTR_SUM)	   /* completions posted from the timer heap */    \
 	X(late, "late", PMD_CTR_SUM)		   /* of those, > PMD_LATE_NS after due */         \
 	X(late_ns_sum, "late_ns_sum", PMD_CTR_SUM) /* ns late, summed over late completions */     \
@@ -65,6 +66,7 @@
 	X(sleeps_aborted, "sleeps_aborted", PMD_CTR_SUM) /* a request came in while re-arming */   \
 	X(wake_kick, "wake_kick", PMD_CTR_SUM)		 /* woken by a guest kick */               \
 	X(wake_timer, "wake_timer", PMD_CTR_SUM)	 /* woken for a pending completion */      \
+	X(wake_recheck, "wake_recheck", PMD_CTR_SUM)	 /* a request came without a kick */       \
 	X(wake_ctl, "wake_ctl", PMD_CTR_SUM)		 /* woken by attach, detach or stop */     \
 	X(asleep_ns, "asleep_ns", PMD_CTR_SUM)		 /* time spent in the waits */             \
 	X(sleeping, "sleeping", PMD_CTR_MAX)		 /* 1 while it waits (a gauge) */

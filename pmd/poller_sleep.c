@@ -264,20 +264,39 @@ static uint64_t sleep_next_due(struct pmd_vq *const *vqs, unsigned nvq)
 	return due;
 }
 
-/* Wait in io_uring (submitting what was prepared) and count the wake-up. */
-static void sleep_wait(struct pmd_sleep *s, struct pmd_vq *const *vqs, unsigned nvq,
-		       uint64_t timeout_ns)
+/* One io_uring wait (submitting what was prepared): its result. */
+static int sleep_wait_once(struct pmd_sleep *s, uint64_t timeout_ns)
 {
 	struct __kernel_timespec ts = {.tv_sec = (long long)(timeout_ns / 1000000000u),
 				       .tv_nsec = (long long)(timeout_ns % 1000000000u)};
 	struct io_uring_cqe *cqe = NULL;
+
+	return io_uring_submit_and_wait_timeout(&s->ring, &cqe, 1,
+						timeout_ns == UINT64_MAX ? NULL : &ts, NULL);
+}
+
+/*
+ * Wait in io_uring, looking at the avail rings once PMD_SLEEP_RECHECK_NS in
+ * (poller_sleep.h), and count the wake-up.
+ */
+static void sleep_wait(struct pmd_sleep *s, struct pmd_vq *const *vqs, unsigned nvq,
+		       uint64_t timeout_ns)
+{
 	uint64_t t0 = pmd_now_ns();
+	bool recheck = timeout_ns > PMD_SLEEP_RECHECK_NS, found = false;
 	unsigned seen;
 	int rc;
 
 	PMD_CTR_SET(s->st->sleeping, 1);
-	rc = io_uring_submit_and_wait_timeout(&s->ring, &cqe, 1,
-					      timeout_ns == UINT64_MAX ? NULL : &ts, NULL);
+	rc = sleep_wait_once(s, recheck ? PMD_SLEEP_RECHECK_NS : timeout_ns);
+	/* nothing came (the result is what it submitted, or -ETIME) */
+	if (recheck && (rc >= 0 || rc == -ETIME) && io_uring_cq_ready(&s->ring) == 0) {
+		found = sleep_arm_all(vqs, nvq);
+		if (!found)
+			rc = sleep_wait_once(s, timeout_ns == UINT64_MAX
+						    ? UINT64_MAX
+						    : timeout_ns - PMD_SLEEP_RECHECK_NS);
+	}
 	PMD_CTR_SET(s->st->sleeping, 0);
 	if (rc < 0 && rc != -ETIME && rc != -EINTR) {
 		PMD_LOG(ERR, "adaptive polling: io_uring wait failed (%s); this poller stays busy",
@@ -290,6 +309,8 @@ static void sleep_wait(struct pmd_sleep *s, struct pmd_vq *const *vqs, unsigned 
 		PMD_CTR_INC(s->st->wake_kick);
 	else if ((seen & SEEN_CTL) || rc == -EINTR)
 		PMD_CTR_INC(s->st->wake_ctl);
+	else if (found)
+		PMD_CTR_INC(s->st->wake_recheck);
 	else
 		PMD_CTR_INC(s->st->wake_timer);
 	PMD_CTR_ADD(s->st->asleep_ns, pmd_now_ns() - t0);

@@ -19,8 +19,12 @@
  * avail ring, the control ring and the stop flag, then wait; on wake-up
  * suppress notifications again.  A kick the guest sends after our re-arm is
  * seen by the multishot poll; a request it published before seeing the
- * re-arm is seen by the re-check.  Queues without a kick fd, with requests
- * left to replay, or whose model has background work keep the poller busy.
+ * re-arm is seen by the re-check, and once more PMD_SLEEP_RECHECK_NS into
+ * the sleep (a driver whose barrier did not order its avail index store
+ * before its read of avail_event may have sent no kick and its index not
+ * be visible yet at the first re-check: vq_impl.h).  Queues without a kick
+ * fd, with requests left to replay, or whose model has background work keep
+ * the poller busy.
  *
  * Units: ns of pmd_clock.
  */
@@ -42,6 +46,9 @@
  * less than this left the poller does not sleep.
  */
 #define PMD_SLEEP_EARLY_NS 50000ull
+
+/* A sleep looks at the avail rings again this far in (see above; counted wake_recheck). */
+#define PMD_SLEEP_RECHECK_NS 10000ull
 
 struct pmd_sleep {
 	/* poller-owned */

@@ -149,6 +149,7 @@ struct pmd_vq *pmd_vq_create(const struct pmd_vq_setup *s)
 	q->last_avail = s->last_avail;
 	q->used_idx = s->last_used;
 	q->signalled_used = s->last_used;
+	q->called_used = s->last_used;
 	q->callfd = s->callfd;
 	q->kickfd = s->kickfd;
 	q->event_idx = s->event_idx;
@@ -575,10 +576,41 @@ void pmd_vq_notify_start(struct pmd_vq *q)
 {
 	if (q->callfd >= 0)
 		vq_call(q);
+	q->called_used = q->used_idx;
+	q->pk.called_wrap = q->pk.used_wrap;
+}
+
+/* Does the driver want a call for the used entries from old on (vq_impl.h)? */
+static inline bool vq_need_call(struct pmd_vq *q, uint16_t old)
+{
+	if (q->event_idx)
+		return vring_need_event(ld16(used_event_of(q)), q->used_idx, old);
+	return !(ld16(&q->avail->flags) & VRING_AVAIL_F_NO_INTERRUPT);
+}
+
+/* A publish sent no call: look again later, over at most the last size entries. */
+static inline void vq_recheck_arm(struct pmd_vq *q, uint64_t now_ns)
+{
+	if ((uint16_t)(q->used_idx - q->called_used) > q->size)
+		q->called_used = (uint16_t)(q->used_idx - q->size);
+	pmd_vq_recheck_arm(q, now_ns);
+}
+
+/* The recheck (vq_impl.h): a call for what was published since the last one, if wanted. */
+static __attribute__((noinline, cold)) void vq_recheck(struct pmd_vq *q)
+{
+	bool need = q->used_idx != q->called_used && vq_need_call(q, q->called_used);
+
+	q->recheck_ns = 0;
+	q->called_used = q->used_idx;
+	if (need) {
+		vq_call(q);
+		PMD_CTR_INC(q->st.calls_late);
+	}
 }
 
 /* Publish used->idx and send at most one call if the guest asked for it. */
-static void vq_publish_notify(struct pmd_vq *q)
+static void vq_publish_notify(struct pmd_vq *q, uint64_t now_ns)
 {
 	uint16_t old = q->signalled_used;
 	bool need;
@@ -591,15 +623,16 @@ static void vq_publish_notify(struct pmd_vq *q)
 		return;
 	}
 	rte_smp_mb();
-	if (q->event_idx)
-		need = vring_need_event(ld16(used_event_of(q)), q->used_idx, old);
-	else
-		need = !(ld16(&q->avail->flags) & VRING_AVAIL_F_NO_INTERRUPT);
+	need = vq_need_call(q, old);
 	q->signalled_used = q->used_idx;
-	if (need)
+	if (need) {
 		vq_call(q);
-	else
+		q->called_used = q->used_idx;
+		q->recheck_ns = 0;
+	} else {
 		PMD_CTR_INC(q->st.calls_saved);
+		vq_recheck_arm(q, now_ns);
+	}
 }
 
 /*
@@ -625,9 +658,11 @@ vq_sweep(struct pmd_vq *q, uint64_t now_ns, struct pmd_chain *scratch, const boo
 	if (q->used_idx != used_before) {
 		PMD_COST_WATCH(w, q->st);
 
-		vq_publish_notify(q);
+		vq_publish_notify(q, now_ns);
 		PMD_COST_LAP(w, q->st, publish);
 		PMD_COST_COUNT(q->st, sweeps);
+	} else if (pmd_vq_recheck_due(q, now_ns)) {
+		vq_recheck(q);
 	}
 	/* used entries, the used index, avail_event (moved by a take) */
 	if (log && (q->used_idx != used_before || taken > 0))
@@ -671,7 +706,7 @@ void pmd_vq_flush(struct pmd_vq *q, uint64_t now_ns, struct pmd_chain *scratch)
 		}
 	} while (q->resubmit_pos < q->nresubmit && !q->broken);
 	if (q->used_idx != used_before)
-		vq_publish_notify(q);
+		vq_publish_notify(q, now_ns);
 	/* a stop for GET_VRING_BASE: the frontend's last log sync comes after the reply */
 	if (q->log && q->used_idx != used_before)
 		pmd_vq_log_used_split(q->vid, q->qid, q->size);

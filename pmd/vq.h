@@ -213,10 +213,12 @@ struct pmd_vq {
 	uint16_t last_avail;
 	uint16_t used_idx;	    /* shadow of used->idx */
 	uint16_t signalled_used;    /* used_idx when the last call decision was made */
+	uint16_t called_used;	    /* used_idx the last call (or recheck) covered (vq_impl.h) */
 	uint16_t avail_event;	    /* value last written to avail_event */
 	uint16_t avail_event_slack; /* rewrite it once this far behind (0: when it moved) */
 	int callfd;
 	int kickfd; /* drained by control code to count kicks; an adaptive poller polls it */
+	uint64_t recheck_ns; /* when to look at the driver's event again (0: no need) */
 	bool event_idx;
 	bool indirect;
 	bool broken;
@@ -263,6 +265,7 @@ struct pmd_vq {
 		bool avail_wrap;
 		bool used_wrap;
 		bool signalled_wrap; /* used_wrap when signalled_used was set */
+		bool called_wrap;    /* used_wrap when called_used was set */
 		uint16_t *num;	     /* ring descriptors of the buffer with each id */
 		uint16_t *entry;     /* inflight entry of the buffer with each id */
 		struct vring_packed_desc
@@ -371,12 +374,15 @@ static inline uint64_t pmd_vq_next_due(const struct pmd_vq *q)
 }
 
 /*
- * May the poller sleep as far as this queue goes: a kick will wake it (the
- * frontend set a kick fd), no replay of in-flight requests is left and the
- * model has no work of its own pending.  A broken queue takes no request.
+ * May the poller sleep as far as this queue goes: no call decision waits for
+ * its recheck, a kick will wake it (the frontend set a kick fd), no replay
+ * of in-flight requests is left and the model has no work of its own
+ * pending.  A broken queue takes no request.
  */
 static inline bool pmd_vq_may_sleep(const struct pmd_vq *q)
 {
+	if (q->recheck_ns != 0)
+		return false; /* a call decision to look at again first (vq_impl.h) */
 	if (q->broken)
 		return !q->model_busy;
 	return q->kickfd >= 0 && q->resubmit_pos >= q->nresubmit && !q->model_busy;

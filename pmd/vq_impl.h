@@ -124,6 +124,34 @@ void pmd_vq_break(struct pmd_vq *q, const char *why);
 void pmd_vq_call(struct pmd_vq *q);
 
 /*
+ * Call decisions are looked at again.  A driver re-enables calls by writing
+ * its event (used_event, the avail flags, the driver event area), then,
+ * after a full barrier, reads the used index or descriptor; the device
+ * stores that, then after its own barrier reads the event.  Without the
+ * driver's barrier both may read the other's old value: femud decides
+ * against a call and the driver waits for one forever.  QEMU 7.2's
+ * single-threaded TCG drops the guest's barriers (later QEMUs keep them),
+ * so its guests hang now and then on any vhost-user backend.  So a publish
+ * that sent no call arms a recheck PMD_VQ_CALL_RECHECK_NS after it (each
+ * such publish moves it): by then the driver's event is visible, and a
+ * call goes out if it names an entry published since the last call
+ * (called_used; counted calls_late).  A driver that stopped reaping
+ * completions holds at most a ring's worth more, so the window is kept to
+ * the last size entries.  Off the request path: one time compare a sweep.
+ */
+#define PMD_VQ_CALL_RECHECK_NS 10000u
+
+static inline void pmd_vq_recheck_arm(struct pmd_vq *q, uint64_t now_ns)
+{
+	q->recheck_ns = now_ns + PMD_VQ_CALL_RECHECK_NS;
+}
+
+static inline bool pmd_vq_recheck_due(const struct pmd_vq *q, uint64_t now_ns)
+{
+	return unlikely(q->recheck_ns != 0) && now_ns >= q->recheck_ns;
+}
+
+/*
  * The request count after which a sweep publishes, following one that took
  * n requests (PMD_VQ_PUBLISH_SHARE); PMD_VQ_BURST + 1: none (the byte bound only).
  */

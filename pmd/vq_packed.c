@@ -439,8 +439,36 @@ static bool vqp_need_call(struct pmd_vq *q, uint16_t old, bool old_wrap)
 	return ev >= o && ev < n;
 }
 
+/* A publish sent no call: look again later, over at most the last lap. */
+static inline void vqp_recheck_arm(struct pmd_vq *q, uint64_t now_ns)
+{
+	bool same = q->pk.called_wrap == q->pk.used_wrap;
+
+	/* more than a lap since the last call: keep the last lap */
+	if (same ? q->called_used > q->used_idx : q->called_used < q->used_idx) {
+		q->called_used = q->used_idx;
+		q->pk.called_wrap = !q->pk.used_wrap;
+	}
+	pmd_vq_recheck_arm(q, now_ns);
+}
+
+/* The recheck (vq_impl.h): a call for what was published since the last one, if wanted. */
+static __attribute__((noinline, cold)) void vqp_recheck(struct pmd_vq *q)
+{
+	bool moved = q->called_used != q->used_idx || q->pk.called_wrap != q->pk.used_wrap;
+	bool need = moved && vqp_need_call(q, q->called_used, q->pk.called_wrap);
+
+	q->recheck_ns = 0;
+	q->called_used = q->used_idx;
+	q->pk.called_wrap = q->pk.used_wrap;
+	if (need) {
+		pmd_vq_call(q);
+		PMD_CTR_INC(q->st.calls_late);
+	}
+}
+
 /* Decide on one call for the used descriptors written in this sweep. */
-static void vqp_notify(struct pmd_vq *q)
+static void vqp_notify(struct pmd_vq *q, uint64_t now_ns)
 {
 	uint16_t old = q->signalled_used;
 	bool old_wrap = q->pk.signalled_wrap;
@@ -450,10 +478,15 @@ static void vqp_notify(struct pmd_vq *q)
 	if (q->callfd < 0)
 		return; /* a poll queue */
 	rte_smp_mb();
-	if (vqp_need_call(q, old, old_wrap))
+	if (vqp_need_call(q, old, old_wrap)) {
 		pmd_vq_call(q);
-	else
+		q->called_used = q->used_idx;
+		q->pk.called_wrap = q->pk.used_wrap;
+		q->recheck_ns = 0;
+	} else {
 		PMD_CTR_INC(q->st.calls_saved);
+		vqp_recheck_arm(q, now_ns);
+	}
 }
 
 FM_HOT_TEXT unsigned pmd_vqp_sweep(struct pmd_vq *q, uint64_t now_ns, struct pmd_chain *scratch)
@@ -473,8 +506,10 @@ FM_HOT_TEXT unsigned pmd_vqp_sweep(struct pmd_vq *q, uint64_t now_ns, struct pmd
 	/* a count, not the position: a small ring's sweep can complete whole laps */
 	if (q->pk.completed != completed_before) {
 		vqp_publish(q);
-		vqp_notify(q);
+		vqp_notify(q, now_ns);
 		PMD_COST_COUNT(q->st, sweeps);
+	} else if (pmd_vq_recheck_due(q, now_ns)) {
+		vqp_recheck(q);
 	}
 	return work;
 }
@@ -495,7 +530,7 @@ void pmd_vqp_flush(struct pmd_vq *q, uint64_t now_ns, struct pmd_chain *scratch)
 	} while (q->resubmit_pos < q->nresubmit && !q->broken);
 	if (q->pk.completed != completed_before) {
 		vqp_publish(q);
-		vqp_notify(q);
+		vqp_notify(q, now_ns);
 	}
 }
 
@@ -510,6 +545,8 @@ void pmd_vqp_setup(struct pmd_vq *q, const struct pmd_vq_setup *s)
 	q->pk.used_wrap = s->last_used >> 15;
 	q->signalled_used = q->used_idx;
 	q->pk.signalled_wrap = q->pk.used_wrap;
+	q->called_used = q->used_idx;
+	q->pk.called_wrap = q->pk.used_wrap;
 	q->pk.inflight = s->inflight_packed;
 	/*
 	 * The previous backend took the replayed chains and no other since its

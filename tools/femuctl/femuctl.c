@@ -211,12 +211,12 @@ static void stats_queue_rows(const json_t *d)
 			snprintf(poller, sizeof(poller), "%" PRId64, iget(q, "poller"));
 		printf("%-40s %12" PRId64 " %10.1f %10.1f %7" PRId64 " %7" PRId64 " %10" PRId64
 		       " %9" PRId64 " %12.1f %12.1f  poller %s calls %" PRId64 " saved %" PRId64
-		       "\n",
+		       " late %" PRId64 "\n",
 		       name, iget(q, "requests"), num(q, "read_bytes") / 1048576.0,
 		       num(q, "write_bytes") / 1048576.0, iget(q, "errors"), iget(q, "kicks"),
 		       iget(q, "deferred"), iget(q, "late"), num(q, "late_ns_avg") / 1000.0,
 		       num(q, "late_ns_max") / 1000.0, poller, iget(q, "calls"),
-		       iget(q, "calls_saved"));
+		       iget(q, "calls_saved"), iget(q, "calls_late"));
 		if (iget(q, "poller") >= 0)
 			printf("%-40s avail_next %" PRId64 " used_next %" PRId64 " pending %" PRId64
 			       "\n",

@@ -5,7 +5,8 @@
  * decisions with and without EVENT_IDX, poll queues without a call fd,
  * broken queues, flush on stop, prefetch look-ahead (hints only: order,
  * completions and the point where a broken queue stops are unchanged), the
- * model's idle op on empty sweeps.
+ * model's idle op on empty sweeps, call decisions looked at again (the race
+ * itself, on real threads: test_vq_race.c).
  */
 #include <criterion/criterion.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 
 #include "fake_guest.h"
 #include "pmd/vq.h"
+#include "pmd/vq_impl.h"
 
 #define QSZ 16
 #define HDR(i) FG_REQ_HDR(i)
@@ -242,6 +244,142 @@ Test(vq, event_idx_call_only_when_asked)
 	cr_assert_eq(calls_pending(), 0);
 	cr_assert_eq(q->st.calls, 1);
 	cr_assert_eq(q->st.calls_saved, 1);
+}
+
+/* used_event: the driver's event, after the avail ring (virtio 1.1, 2.6.7) */
+#define USED_EVENT (*(volatile uint16_t *)&e.r.avail->ring[QSZ])
+#define RECHECK PMD_VQ_CALL_RECHECK_NS
+
+/*
+ * The lost wakeup (vq_impl.h): the driver's used_event reached memory only
+ * after femud had read it and decided against a call.  The recheck calls
+ * once, PMD_VQ_CALL_RECHECK_NS after the publish and not before, and the
+ * poller stays awake for it.
+ */
+Test(vq, recheck_calls_a_driver_whose_event_came_late)
+{
+	int kfd = eventfd(0, EFD_NONBLOCK);
+
+	efd = eventfd(0, EFD_NONBLOCK);
+	q = fg_env_vq(&e, QSZ, true, efd, kfd);
+	cr_assert_not_null(q);
+	USED_EVENT = 5; /* what femud reads at the publish: no call before entry 5 */
+	post_read(0, 0);
+	post_read(1, 0);
+	pmd_vq_sweep(q, 1000, &scratch);
+	cr_assert_eq(e.r.used->idx, 2);
+	cr_assert_eq(calls_pending(), 0);
+	cr_assert_eq(q->st.calls_saved, 1);
+	USED_EVENT = 1; /* the driver's store, seen late: it waits for entry 1 */
+	cr_assert_not(pmd_vq_may_sleep(q), "a recheck to make first");
+	pmd_vq_sweep(q, 1000 + RECHECK - 1, &scratch);
+	cr_assert_eq(calls_pending(), 0, "not before the recheck is due");
+	pmd_vq_sweep(q, 1000 + RECHECK, &scratch);
+	cr_assert_eq(calls_pending(), 1);
+	cr_assert_eq(q->st.calls_late, 1);
+	cr_assert_eq(q->st.calls, 1);
+	cr_assert(pmd_vq_may_sleep(q));
+	pmd_vq_sweep(q, 1000 + 5 * RECHECK, &scratch);
+	cr_assert_eq(calls_pending(), 0, "one late call, not one per sweep");
+	cr_assert_eq(q->st.calls_late, 1);
+	close(kfd);
+}
+
+Test(vq, recheck_sends_nothing_the_driver_did_not_ask_for)
+{
+	efd = eventfd(0, EFD_NONBLOCK);
+	make_q(true, efd);
+	USED_EVENT = 5;
+	post_read(0, 0);
+	pmd_vq_sweep(q, 0, &scratch);
+	USED_EVENT = 1; /* an entry not published yet: the driver has all it asked for */
+	pmd_vq_sweep(q, RECHECK, &scratch);
+	cr_assert_eq(calls_pending(), 0);
+	cr_assert_eq(q->st.calls_late, 0);
+	cr_assert_eq(q->recheck_ns, 0, "nothing left to look at");
+	/* the next entry crosses used_event 1 at its publish: an ordinary call */
+	post_read(1, 0);
+	pmd_vq_sweep(q, 2 * RECHECK, &scratch);
+	cr_assert_eq(calls_pending(), 1);
+	cr_assert_eq(q->st.calls_late, 0);
+}
+
+/* A publish without a call moves the recheck: it comes that long after the last one. */
+Test(vq, recheck_follows_the_last_publish)
+{
+	efd = eventfd(0, EFD_NONBLOCK);
+	make_q(true, efd);
+	USED_EVENT = 9;
+	post_read(0, 0);
+	pmd_vq_sweep(q, 0, &scratch);
+	post_read(1, 0);
+	pmd_vq_sweep(q, RECHECK / 2, &scratch);
+	cr_assert_eq(q->st.calls_saved, 2);
+	USED_EVENT = 0; /* the driver waits for the first entry */
+	pmd_vq_sweep(q, RECHECK, &scratch);
+	cr_assert_eq(calls_pending(), 0, "moved by the second publish");
+	pmd_vq_sweep(q, RECHECK / 2 + RECHECK, &scratch);
+	cr_assert_eq(calls_pending(), 1, "entry 0, published two decisions ago, is covered");
+	cr_assert_eq(q->st.calls_late, 1);
+}
+
+/* Without EVENT_IDX: interrupts re-enabled (the avail flag cleared) after the decision. */
+Test(vq, recheck_without_event_idx_follows_the_avail_flag)
+{
+	efd = eventfd(0, EFD_NONBLOCK);
+	make_q(false, efd);
+	e.r.avail->flags = VRING_AVAIL_F_NO_INTERRUPT;
+	post_read(0, 0);
+	pmd_vq_sweep(q, 0, &scratch);
+	cr_assert_eq(calls_pending(), 0);
+	e.r.avail->flags = 0;
+	pmd_vq_sweep(q, RECHECK, &scratch);
+	cr_assert_eq(calls_pending(), 1);
+	cr_assert_eq(q->st.calls_late, 1);
+	/* nothing published since: interrupts on, but no call to send */
+	pmd_vq_sweep(q, 3 * RECHECK, &scratch);
+	cr_assert_eq(calls_pending(), 0);
+}
+
+/* Four reads a sweep, n times, with no call wanted (used_event far ahead). */
+static void publish_uncalled(unsigned n)
+{
+	USED_EVENT = (uint16_t)(e.r.used->idx + 0x4000);
+	for (unsigned k = 0; k < n; k++) {
+		for (unsigned j = 0; j < 4; j++)
+			post_read(j, j);
+		pmd_vq_sweep(q, 0, &scratch);
+	}
+}
+
+/*
+ * A driver that stopped reaping holds at most a ring's worth of entries
+ * more: an event older than the last QSZ entries gets no late call, one
+ * within them does.
+ */
+Test(vq, recheck_looks_back_one_ring)
+{
+	efd = eventfd(0, EFD_NONBLOCK);
+	make_q(true, efd);
+	publish_uncalled(3 * QSZ / 4);
+	cr_assert_eq(e.r.used->idx, 3 * QSZ);
+	USED_EVENT = 2 * QSZ - 1;
+	pmd_vq_sweep(q, RECHECK, &scratch);
+	cr_assert_eq(calls_pending(), 0, "an event a ring and more behind");
+	publish_uncalled(3 * QSZ / 4);
+	USED_EVENT = (uint16_t)(e.r.used->idx - QSZ);
+	pmd_vq_sweep(q, 2 * RECHECK, &scratch);
+	cr_assert_eq(calls_pending(), 1, "an event exactly a ring behind");
+	cr_assert_eq(q->st.calls_late, 1);
+}
+
+Test(vq, poll_queue_arms_no_recheck)
+{
+	make_q(true, -1);
+	USED_EVENT = 5;
+	post_read(0, 0);
+	pmd_vq_sweep(q, 0, &scratch);
+	cr_assert_eq(q->recheck_ns, 0);
 }
 
 Test(vq, poll_queue_sends_and_saves_no_calls)
@@ -960,6 +1098,7 @@ Test(vq, few_small_requests_published_at_the_sweep_end)
 		fg_env_post_read(&e, QSZ, k, 8 * k, 512);
 	cr_assert_eq(pmd_vq_sweep(q, 0, &scratch), 4);
 	for (unsigned c = 9; c <= 12; c++)
-		cr_assert_eq(used_at_submit[c], 8, "submit %u saw a used index stored mid-sweep", c);
+		cr_assert_eq(used_at_submit[c], 8, "submit %u saw a used index stored mid-sweep",
+			     c);
 	cr_assert_eq(e.r.used->idx, 12);
 }

@@ -19,6 +19,7 @@
 #include "fake_guest.h"
 #include "ftl/fm_model_registry.h"
 #include "pmd/vq.h"
+#include "pmd/vq_impl.h"
 #include "vhost_stub.h"
 
 #define QSZ 16
@@ -408,6 +409,71 @@ Test(vqp, call_decisions_follow_driver_event_area)
 	pmd_vq_sweep(q, 6, &scratch);
 	cr_assert_eq(calls_pending(), 1);
 	cr_assert_eq(q->pk.used_wrap, false);
+}
+
+#define RECHECK PMD_VQ_CALL_RECHECK_NS
+
+/*
+ * The lost wakeup on a packed ring (vq_impl.h): the driver event area said
+ * DISABLE when femud decided, ENABLE once the driver's store was seen.  The
+ * recheck calls once, not before it is due.
+ */
+Test(vqp, recheck_calls_a_driver_that_enabled_calls_late)
+{
+	efd = eventfd(0, EFD_NONBLOCK);
+	make_q(true, efd);
+	drv_ev->flags = VRING_PACKED_EVENT_FLAG_DISABLE;
+	post_rw(0, VIRTIO_BLK_T_IN, 0);
+	pmd_vq_sweep(q, 1000, &scratch);
+	cr_assert_eq(calls_pending(), 0);
+	cr_assert_eq(q->st.calls_saved, 1);
+	drv_ev->flags = VRING_PACKED_EVENT_FLAG_ENABLE;
+	pmd_vq_sweep(q, 1000 + RECHECK - 1, &scratch);
+	cr_assert_eq(calls_pending(), 0, "not before the recheck is due");
+	pmd_vq_sweep(q, 1000 + RECHECK, &scratch);
+	cr_assert_eq(calls_pending(), 1);
+	cr_assert_eq(q->st.calls_late, 1);
+	pmd_vq_sweep(q, 1000 + 5 * RECHECK, &scratch);
+	cr_assert_eq(calls_pending(), 0, "one late call");
+}
+
+/*
+ * Descriptor mode: a late off_wrap at a position published since the last
+ * call gets the call, one at a position still ahead does not; both across
+ * the wrap of the used position.
+ */
+Test(vqp, recheck_follows_a_late_descriptor_event)
+{
+	efd = eventfd(0, EFD_NONBLOCK);
+	make_q(true, efd);
+	drv_ev->flags = VRING_PACKED_EVENT_FLAG_DESC;
+	drv_ev->off_wrap = 0; /* next lap's position 0: not crossed yet */
+	for (uint16_t id = 0; id < 5; id++) {
+		post_rw(id, VIRTIO_BLK_T_IN, 0); /* 3 descriptors each: used 0 -> 15 */
+		pmd_vq_sweep(q, 0, &scratch);
+	}
+	cr_assert_eq(calls_pending(), 0);
+	cr_assert_eq(q->used_idx, 15);
+	drv_ev->off_wrap = 1; /* next lap, still ahead */
+	pmd_vq_sweep(q, RECHECK, &scratch);
+	cr_assert_eq(calls_pending(), 0, "an event not crossed yet");
+	post_rw(5, VIRTIO_BLK_T_IN, 0);	 /* 15 -> 2 of the next lap */
+	drv_ev->off_wrap = 0 | 1u << 15; /* the publish reads an event of the lap behind */
+	pmd_vq_sweep(q, 2 * RECHECK, &scratch);
+	cr_assert_eq(calls_pending(), 0);
+	drv_ev->off_wrap = 15 | 1u << 15; /* late: the driver waits for position 15 of lap 1 */
+	pmd_vq_sweep(q, 3 * RECHECK, &scratch);
+	cr_assert_eq(calls_pending(), 1, "position 15 was crossed since the last call");
+	cr_assert_eq(q->st.calls_late, 1);
+}
+
+Test(vqp, poll_queue_arms_no_recheck)
+{
+	make_q(true, -1);
+	drv_ev->flags = VRING_PACKED_EVENT_FLAG_DISABLE;
+	post_rw(0, VIRTIO_BLK_T_IN, 0);
+	pmd_vq_sweep(q, 0, &scratch);
+	cr_assert_eq(q->recheck_ns, 0);
 }
 
 Test(vqp, poll_queue_completes_without_calls)
