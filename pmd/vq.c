@@ -576,8 +576,7 @@ void pmd_vq_notify_start(struct pmd_vq *q)
 {
 	if (q->callfd >= 0)
 		vq_call(q);
-	q->called_used = q->used_idx;
-	q->pk.called_wrap = q->pk.used_wrap;
+	pmd_vq_calls_covered(q);
 }
 
 /* Does the driver want a call for the used entries from old on (vq_impl.h)? */
@@ -599,14 +598,7 @@ static inline void vq_recheck_arm(struct pmd_vq *q, uint64_t now_ns)
 /* The recheck (vq_impl.h): a call for what was published since the last one, if wanted. */
 static __attribute__((noinline, cold)) void vq_recheck(struct pmd_vq *q)
 {
-	bool need = q->used_idx != q->called_used && vq_need_call(q, q->called_used);
-
-	q->recheck_ns = 0;
-	q->called_used = q->used_idx;
-	if (need) {
-		vq_call(q);
-		PMD_CTR_INC(q->st.calls_late);
-	}
+	pmd_vq_recheck_end(q, q->used_idx != q->called_used && vq_need_call(q, q->called_used));
 }
 
 /* Publish used->idx and send at most one call if the guest asked for it. */
@@ -627,8 +619,7 @@ static void vq_publish_notify(struct pmd_vq *q, uint64_t now_ns)
 	q->signalled_used = q->used_idx;
 	if (need) {
 		vq_call(q);
-		q->called_used = q->used_idx;
-		q->recheck_ns = 0;
+		pmd_vq_calls_covered(q);
 	} else {
 		PMD_CTR_INC(q->st.calls_saved);
 		vq_recheck_arm(q, now_ns);

@@ -151,6 +151,24 @@ static inline bool pmd_vq_recheck_due(const struct pmd_vq *q, uint64_t now_ns)
 	return unlikely(q->recheck_ns != 0) && now_ns >= q->recheck_ns;
 }
 
+/* A call (or a recheck) covered every entry published so far: nothing to look at again. */
+static inline void pmd_vq_calls_covered(struct pmd_vq *q)
+{
+	q->called_used = q->used_idx;
+	q->pk.called_wrap = q->pk.used_wrap;
+	q->recheck_ns = 0;
+}
+
+/* A recheck ends: the late call when the driver wants one. */
+static inline void pmd_vq_recheck_end(struct pmd_vq *q, bool need)
+{
+	pmd_vq_calls_covered(q);
+	if (need) {
+		pmd_vq_call(q);
+		PMD_CTR_INC(q->st.calls_late);
+	}
+}
+
 /*
  * The request count after which a sweep publishes, following one that took
  * n requests (PMD_VQ_PUBLISH_SHARE); PMD_VQ_BURST + 1: none (the byte bound only).

@@ -456,15 +456,8 @@ static inline void vqp_recheck_arm(struct pmd_vq *q, uint64_t now_ns)
 static __attribute__((noinline, cold)) void vqp_recheck(struct pmd_vq *q)
 {
 	bool moved = q->called_used != q->used_idx || q->pk.called_wrap != q->pk.used_wrap;
-	bool need = moved && vqp_need_call(q, q->called_used, q->pk.called_wrap);
 
-	q->recheck_ns = 0;
-	q->called_used = q->used_idx;
-	q->pk.called_wrap = q->pk.used_wrap;
-	if (need) {
-		pmd_vq_call(q);
-		PMD_CTR_INC(q->st.calls_late);
-	}
+	pmd_vq_recheck_end(q, moved && vqp_need_call(q, q->called_used, q->pk.called_wrap));
 }
 
 /* Decide on one call for the used descriptors written in this sweep. */
@@ -480,9 +473,7 @@ static void vqp_notify(struct pmd_vq *q, uint64_t now_ns)
 	rte_smp_mb();
 	if (vqp_need_call(q, old, old_wrap)) {
 		pmd_vq_call(q);
-		q->called_used = q->used_idx;
-		q->pk.called_wrap = q->pk.used_wrap;
-		q->recheck_ns = 0;
+		pmd_vq_calls_covered(q);
 	} else {
 		PMD_CTR_INC(q->st.calls_saved);
 		vqp_recheck_arm(q, now_ns);
@@ -545,8 +536,7 @@ void pmd_vqp_setup(struct pmd_vq *q, const struct pmd_vq_setup *s)
 	q->pk.used_wrap = s->last_used >> 15;
 	q->signalled_used = q->used_idx;
 	q->pk.signalled_wrap = q->pk.used_wrap;
-	q->called_used = q->used_idx;
-	q->pk.called_wrap = q->pk.used_wrap;
+	pmd_vq_calls_covered(q);
 	q->pk.inflight = s->inflight_packed;
 	/*
 	 * The previous backend took the replayed chains and no other since its
