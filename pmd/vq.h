@@ -264,10 +264,16 @@ struct pmd_vq {
 	struct pmd_vq_packed {
 		bool avail_wrap;
 		bool used_wrap;
-		bool signalled_wrap; /* used_wrap when signalled_used was set */
-		bool called_wrap;    /* used_wrap when called_used was set */
-		uint16_t *num;	     /* ring descriptors of the buffer with each id */
-		uint16_t *entry;     /* inflight entry of the buffer with each id */
+		/*
+		 * ring descriptors the used position moved past, wrapping, and
+		 * their count at the last call decision and at the last call (or
+		 * recheck): a sweep can move it whole laps on a small ring
+		 */
+		uint32_t used_descs;
+		uint32_t signalled_descs;
+		uint32_t called_descs;
+		uint16_t *num;	 /* ring descriptors of the buffer with each id */
+		uint16_t *entry; /* inflight entry of the buffer with each id */
 		struct vring_packed_desc
 		    *replay; /* a replayed chain copied out of the inflight region */
 		struct rte_vhost_inflight_info_packed *inflight;

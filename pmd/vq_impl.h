@@ -155,7 +155,7 @@ static inline bool pmd_vq_recheck_due(const struct pmd_vq *q, uint64_t now_ns)
 static inline void pmd_vq_calls_covered(struct pmd_vq *q)
 {
 	q->called_used = q->used_idx;
-	q->pk.called_wrap = q->pk.used_wrap;
+	q->pk.called_descs = q->pk.used_descs;
 	q->recheck_ns = 0;
 }
 

@@ -78,6 +78,7 @@ vqp_complete(struct pmd_vq *q, uint16_t id, uint8_t *status, uint8_t st, uint32_
 		pmd_vq_log_hva(q->vid, q->mem, d, sizeof(*d));
 	}
 	vqp_step(&q->used_idx, &q->pk.used_wrap, q->pk.num[id], q->size);
+	q->pk.used_descs += q->pk.num[id];
 	q->pk.completed++;
 	if (q->inflight)
 		rte_vhost_clr_inflight_desc_packed(q->vid, q->qid, q->pk.entry[id]);
@@ -414,69 +415,58 @@ bool pmd_vqp_notify_arm(struct pmd_vq *q)
 }
 
 /*
- * Does the driver want a call for the used descriptors written since the
- * last decision (from position old under wrap counter old_wrap)?  Its event
- * suppression area: ENABLE yes, DISABLE no, DESC when the used position
- * crossed the off_wrap it names (virtio 1.2, 2.8.10).
+ * Does the driver want a call for the d ring descriptors the used position
+ * moved past since the last decision?  Its event suppression area: ENABLE
+ * yes, DISABLE no, DESC when the position it names (off_wrap) was passed
+ * within them (virtio 1.2, 2.8.10).  Positions and wrap counters alone
+ * cannot tell how far the used position moved: one sweep can move it whole
+ * laps of a small ring.  A driver has at most a ring of used descriptors
+ * to reap, so the one it waits for is at most size behind.
  */
-static bool vqp_need_call(struct pmd_vq *q, uint16_t old, bool old_wrap)
+static bool vqp_need_call(struct pmd_vq *q, uint32_t d)
 {
 	uint16_t flags = ld16(&q->driver_event->flags);
 	uint16_t off_wrap, off;
-	int32_t o, n, ev;
+	int32_t back;
 
 	if (flags != VRING_PACKED_EVENT_FLAG_DESC)
 		return flags != VRING_PACKED_EVENT_FLAG_DISABLE;
 	off_wrap = ld16(&q->driver_event->off_wrap);
 	off = off_wrap & (uint16_t) ~(1u << VRING_PACKED_EVENT_F_WRAP_CTR);
-	/* on one line: the new position at used_wrap's lap, the others relative to it */
-	n = q->used_idx;
-	o = old_wrap == q->pk.used_wrap ? old : (int32_t)old - q->size;
-	ev = !!(off_wrap >> VRING_PACKED_EVENT_F_WRAP_CTR) == q->pk.used_wrap
-		 ? off
-		 : (int32_t)off - q->size;
-	/* vring_need_event: ev in [o, n) */
-	return ev >= o && ev < n;
-}
-
-/* A publish sent no call: look again later, over at most the last lap. */
-static inline void vqp_recheck_arm(struct pmd_vq *q, uint64_t now_ns)
-{
-	bool same = q->pk.called_wrap == q->pk.used_wrap;
-
-	/* more than a lap since the last call: keep the last lap */
-	if (same ? q->called_used > q->used_idx : q->called_used < q->used_idx) {
-		q->called_used = q->used_idx;
-		q->pk.called_wrap = !q->pk.used_wrap;
-	}
-	pmd_vq_recheck_arm(q, now_ns);
+	if (off >= q->size)
+		return true; /* no position of this ring: a spurious call is harmless */
+	/* how far the used position is past (off, wrap), modulo two laps */
+	back = (int32_t)q->used_idx - off;
+	if (!!(off_wrap >> VRING_PACKED_EVENT_F_WRAP_CTR) != q->pk.used_wrap)
+		back += q->size;
+	if (back <= 0)
+		back += 2 * q->size;
+	return (uint32_t)back <= RTE_MIN(d, (uint32_t)q->size);
 }
 
 /* The recheck (vq_impl.h): a call for what was published since the last one, if wanted. */
 static __attribute__((noinline, cold)) void vqp_recheck(struct pmd_vq *q)
 {
-	bool moved = q->called_used != q->used_idx || q->pk.called_wrap != q->pk.used_wrap;
+	uint32_t d = q->pk.used_descs - q->pk.called_descs;
 
-	pmd_vq_recheck_end(q, moved && vqp_need_call(q, q->called_used, q->pk.called_wrap));
+	pmd_vq_recheck_end(q, d != 0 && vqp_need_call(q, d));
 }
 
 /* Decide on one call for the used descriptors written in this sweep. */
 static void vqp_notify(struct pmd_vq *q, uint64_t now_ns)
 {
-	uint16_t old = q->signalled_used;
-	bool old_wrap = q->pk.signalled_wrap;
+	uint32_t d = q->pk.used_descs - q->pk.signalled_descs;
 
-	q->signalled_used = q->used_idx;
-	q->pk.signalled_wrap = q->pk.used_wrap;
+	q->pk.signalled_descs = q->pk.used_descs;
 	if (q->callfd < 0)
 		return; /* a poll queue */
 	rte_smp_mb();
-	if (vqp_need_call(q, old, old_wrap)) {
+	if (vqp_need_call(q, d)) {
 		pmd_vq_call(q);
 		pmd_vq_calls_covered(q);
 	} else {
 		PMD_CTR_INC(q->st.calls_saved);
-		vqp_recheck_arm(q, now_ns);
+		pmd_vq_recheck_arm(q, now_ns);
 	}
 }
 
@@ -534,8 +524,7 @@ void pmd_vqp_setup(struct pmd_vq *q, const struct pmd_vq_setup *s)
 	q->pk.avail_wrap = s->last_avail >> 15;
 	q->used_idx = s->last_used & 0x7fff;
 	q->pk.used_wrap = s->last_used >> 15;
-	q->signalled_used = q->used_idx;
-	q->pk.signalled_wrap = q->pk.used_wrap;
+	q->pk.used_descs = q->pk.signalled_descs = 0;
 	pmd_vq_calls_covered(q);
 	q->pk.inflight = s->inflight_packed;
 	/*

@@ -16,14 +16,13 @@
 #include <string.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <pthread.h>
 #include <sys/eventfd.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "fake_guest.h"
 #include "pmd/vq.h"
 #include "pmd/vq_impl.h"
+#include "race_poller.h"
 
 #define QSZ 16
 #define HDR(i) FG_REQ_HDR(i)
@@ -393,25 +392,6 @@ Test(vq, poll_queue_arms_no_recheck)
 
 TestSuite(vq_race, .init = setup, .fini = teardown);
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static volatile bool race_stop;
-
-/* The poller: sweeps with the real clock until told to stop. */
-static void *race_poller(void *arg)
-{
-	(void)arg;
-	while (!__atomic_load_n(&race_stop, __ATOMIC_ACQUIRE))
-		pmd_vq_sweep(q, mono_ns(), &scratch);
-	return NULL;
-}
-
 struct race_result {
 	unsigned waits; /* waits for a call */
 	unsigned lost;	/* of those, no call within 2 s while the awaited entry was published */
@@ -444,11 +424,11 @@ static struct race_result race_drive(bool fence, unsigned min_reads, unsigned ma
 	struct race_result r = {0, 0};
 	uint16_t last = 0;
 	unsigned done = 0;
-	uint64_t end = mono_ns() + run_ns;
+	uint64_t end = race_now_ns() + run_ns;
 
 	for (unsigned i = 0; i < 4; i++)
 		fg_env_post_read(&e, QSZ, i, i, 512);
-	while (done < max_reads && mono_ns() < end && r.lost == 0 &&
+	while (done < max_reads && race_now_ns() < end && r.lost == 0 &&
 	       (done < min_reads ||
 		__atomic_load_n(&q->st.calls_late, __ATOMIC_RELAXED) < enough_late)) {
 		uint16_t u = __atomic_load_n(&e.r.used->idx, __ATOMIC_ACQUIRE);
@@ -475,15 +455,12 @@ static struct race_result race_run(bool fence, unsigned min_reads, unsigned max_
 				   uint64_t enough_late, uint64_t run_ns)
 {
 	struct race_result r;
-	pthread_t th;
 
 	efd = eventfd(0, EFD_NONBLOCK);
 	make_q(true, efd);
-	race_stop = false;
-	cr_assert_eq(pthread_create(&th, NULL, race_poller, NULL), 0);
+	race_poller_start(q, &scratch);
 	r = race_drive(fence, min_reads, max_reads, enough_late, run_ns);
-	__atomic_store_n(&race_stop, true, __ATOMIC_RELEASE);
-	pthread_join(th, NULL);
+	race_poller_stop();
 	cr_log_info("fence %d: %u waits, %u lost, calls %lu (late %lu), saved %lu", fence, r.waits,
 		    r.lost, (unsigned long)q->st.calls, (unsigned long)q->st.calls_late,
 		    (unsigned long)q->st.calls_saved);

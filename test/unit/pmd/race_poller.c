@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* race_poller.c - the race suites' poller thread (see race_poller.h). */
+#include <criterion/criterion.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <time.h>
+
+#include "race_poller.h"
+
+static struct {
+	struct pmd_vq *q;
+	struct pmd_chain *scratch;
+	pthread_t th;
+	bool stop;
+} rp;
+
+uint64_t race_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void *race_poller(void *arg)
+{
+	(void)arg;
+	while (!__atomic_load_n(&rp.stop, __ATOMIC_ACQUIRE))
+		pmd_vq_sweep(rp.q, race_now_ns(), rp.scratch);
+	return NULL;
+}
+
+void race_poller_start(struct pmd_vq *q, struct pmd_chain *scratch)
+{
+	rp.q = q;
+	rp.scratch = scratch;
+	rp.stop = false;
+	cr_assert_eq(pthread_create(&rp.th, NULL, race_poller, NULL), 0);
+}
+
+void race_poller_stop(void)
+{
+	__atomic_store_n(&rp.stop, true, __ATOMIC_RELEASE);
+	pthread_join(rp.th, NULL);
+}
