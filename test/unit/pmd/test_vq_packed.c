@@ -414,6 +414,11 @@ Test(vqp, call_decisions_follow_driver_event_area)
 	pmd_vq_sweep(q, 6, &scratch);
 	cr_assert_eq(calls_pending(), 1);
 	cr_assert_eq(q->pk.used_wrap, false);
+	/* a position outside the ring names no descriptor: a call rather than a wait */
+	drv_ev->off_wrap = QSZ | 1u << 15;
+	post_rw(0, VIRTIO_BLK_T_IN, 0); /* 2 -> 5 */
+	pmd_vq_sweep(q, 7, &scratch);
+	cr_assert_eq(calls_pending(), 1);
 }
 
 /* The driver of lap_sweep(): reaps what is published and makes that many chains available. */
