@@ -212,8 +212,8 @@ struct pmd_vq {
 	uint16_t mask;
 	uint16_t last_avail;
 	uint16_t used_idx;	    /* shadow of used->idx */
-	uint16_t signalled_used;    /* used_idx when the last call decision was made */
-	uint16_t called_used;	    /* used_idx the last call (or recheck) covered (vq_impl.h) */
+	uint16_t signalled_used;    /* split: used_idx when the last call decision was made */
+	uint16_t called_used;	    /* split: used_idx the last call (or recheck) covered */
 	uint16_t avail_event;	    /* value last written to avail_event */
 	uint16_t avail_event_slack; /* rewrite it once this far behind (0: when it moved) */
 	int callfd;

@@ -15,14 +15,13 @@
 #include <criterion/criterion.h>
 #include <string.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
 #include "fake_guest.h"
 #include "pmd/vq.h"
 #include "pmd/vq_impl.h"
-#include "race_poller.h"
+#include "race_harness.h"
 
 #define QSZ 16
 #define HDR(i) FG_REQ_HDR(i)
@@ -392,22 +391,10 @@ Test(vq, poll_queue_arms_no_recheck)
 
 TestSuite(vq_race, .init = setup, .fini = teardown);
 
-struct race_result {
-	unsigned waits; /* waits for a call */
-	unsigned lost;	/* of those, no call within 2 s while the awaited entry was published */
-};
-
-/* Wait for the call: up to 20 ms, then (the entry published) up to 2 s more. */
-static bool race_wait(uint16_t last)
+/* Has the used index moved past *last, the entry the driver reaped up to? */
+static bool used_moved(void *last)
 {
-	struct pollfd p = {.fd = efd, .events = POLLIN};
-	uint64_t v;
-
-	if (poll(&p, 1, 20) != 1 &&
-	    (__atomic_load_n(&e.r.used->idx, __ATOMIC_ACQUIRE) == last || poll(&p, 1, 2000) != 1))
-		return __atomic_load_n(&e.r.used->idx, __ATOMIC_ACQUIRE) == last;
-	cr_assert_eq(read(efd, &v, sizeof(v)), (ssize_t)sizeof(v));
-	return true;
+	return __atomic_load_n(&e.r.used->idx, __ATOMIC_ACQUIRE) != *(uint16_t *)last;
 }
 
 /*
@@ -445,7 +432,7 @@ static struct race_result race_drive(bool fence, unsigned min_reads, unsigned ma
 		if (*(volatile uint16_t *)&e.r.used->idx != last)
 			continue;
 		r.waits++;
-		if (!race_wait(last))
+		if (!race_wait_call(efd, used_moved, &last))
 			r.lost++;
 	}
 	return r;

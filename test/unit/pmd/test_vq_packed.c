@@ -13,7 +13,6 @@
  * virtio asks of the driver); meson runs it apart, as test_vq.c's vq_race.
  */
 #include <criterion/criterion.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -24,7 +23,7 @@
 #include "ftl/fm_model_registry.h"
 #include "pmd/vq.h"
 #include "pmd/vq_impl.h"
-#include "race_poller.h"
+#include "race_harness.h"
 #include "vhost_stub.h"
 
 #define QSZ 16
@@ -1170,11 +1169,6 @@ TestSuite(vqp_race, .init = setup, .fini = teardown);
 /* How the driver asks for calls: the flags alone, or a position (EVENT_IDX). */
 enum race_mode { RACE_ENABLE, RACE_DESC };
 
-struct race_result {
-	unsigned waits; /* waits for a call */
-	unsigned lost;	/* of those, no call within 2 s while a used descriptor was there */
-};
-
 /* Has the device written the used descriptor the driver reads next? (no barrier) */
 static bool used_ready(void)
 {
@@ -1194,15 +1188,11 @@ static void race_enable(enum race_mode m)
 		__atomic_store_n(&drv_ev->flags, VRING_PACKED_EVENT_FLAG_ENABLE, __ATOMIC_RELAXED);
 }
 
-/* Wait for the call: up to 20 ms, then (a used descriptor there) up to 2 s more. */
-static bool race_wait(void)
+/* race_wait_call()'s look: the used descriptor the driver reads next is there. */
+static bool used_published(void *arg)
 {
-	struct pollfd p = {.fd = efd, .events = POLLIN};
-
-	if (poll(&p, 1, 20) != 1 && (!used_ready() || poll(&p, 1, 2000) != 1))
-		return !used_ready();
-	calls_pending();
-	return true;
+	(void)arg;
+	return used_ready();
 }
 
 /*
@@ -1243,7 +1233,7 @@ static struct race_result race_drive(enum race_mode m, bool fence, unsigned min_
 			__atomic_thread_fence(__ATOMIC_SEQ_CST);
 		if (!used_ready()) {
 			r.waits++;
-			if (!race_wait())
+			if (!race_wait_call(efd, used_published, NULL))
 				r.lost++;
 		}
 		if (m == RACE_ENABLE)

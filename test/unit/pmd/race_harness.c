@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* race_poller.c - the race suites' poller thread (see race_poller.h). */
+/* race_harness.c - the race suites' poller thread and wait (see race_harness.h). */
 #include <criterion/criterion.h>
+#include <poll.h>
 #include <pthread.h>
-#include <stdbool.h>
 #include <time.h>
+#include <unistd.h>
 
-#include "race_poller.h"
+#include "race_harness.h"
 
 static struct {
 	struct pmd_vq *q;
@@ -42,4 +43,15 @@ void race_poller_stop(void)
 {
 	__atomic_store_n(&rp.stop, true, __ATOMIC_RELEASE);
 	pthread_join(rp.th, NULL);
+}
+
+bool race_wait_call(int efd, bool (*published)(void *arg), void *arg)
+{
+	struct pollfd p = {.fd = efd, .events = POLLIN};
+	uint64_t v;
+
+	if (poll(&p, 1, 20) != 1 && (!published(arg) || poll(&p, 1, 2000) != 1))
+		return !published(arg);
+	cr_assert_eq(read(efd, &v, sizeof(v)), (ssize_t)sizeof(v));
+	return true;
 }
