@@ -8,8 +8,9 @@
 # B/femud; the cache-line round trip taken before each turn is in the JSON with
 # the turns split by it; --layouts split,packed adds femu-bench --packed and
 # femu-floor's packed rings (femud must serve packed rings), each layout judged
-# against its own; bad options are refused naming the option.  No
-# performance figure is asserted.
+# against its own; --profile gives each side's perf samples in its own slices,
+# priced per request (and is refused without a usable perf); bad options are
+# refused naming the option.  No performance figure is asserted.
 # Args: femu-bench path.  Env: FEMUD, SRCDIR, BUILDDIR.
 . "$(dirname "$0")/femu_bench_lib.sh"
 
@@ -134,6 +135,75 @@ assert all(set(x) == {"femud", "packed", "ring", "pring"} and min(x.values()) > 
 assert "femud_over_ring" in s and "packed_over_pring" in s and "pring_over_ring" in s, sorted(s)
 PY
 	{ ko "--bs 512 QD8 (exit $RC)"; cat "$T/s.out"; }
+
+# --profile: cpuprof gives each sample to the side whose counted slice holds it and to that
+# turn's placement, and prices each function per request at the side's median rate there
+if PYTHONPATH="$SRCDIR/tools/bench/lib" python3 -c '
+from cpuprof import attribute, parse_script
+s = parse_script("""  10.000100000:      55d0 pmd_sweep
+  10.000200000:  ffff81 clear_page_erms
+junk line
+  10.500000000:      55d0 [unknown]
+  10.700000000:      55d0
+""")
+assert s == [(10.0001, "pmd_sweep"), (10.0002, "clear_page_erms"), (10.5, "[unknown]"),
+             (10.7, "[unknown]")], s
+# two turns (placements 0 and 1), sides a and b; the gap 1.30-1.40 is no slice
+win = [("a", 0, 1.0, 1.1), ("b", 0, 1.2, 1.3), ("a", 1, 1.4, 1.5), ("b", 1, 1.6, 1.7)]
+smp = [(1.05, "f"), (1.06, "f"), (1.07, "g"), (1.08, "f"), (1.25, "h"), (1.35, "f"),
+       (0.5, "f"), (1.45, "g"), (1.65, "h"), (1.66, "h"), (1.9, "f")]
+turns = [{"a": 1e6, "b": 2e6}, {"a": 4e6, "b": 5e6}]
+p = attribute(smp, win, [[0], [1]], turns)
+a0, b0, a1 = p[0]["sides"]["a"], p[0]["sides"]["b"], p[1]["sides"]["a"]
+assert p[0]["turns"] == [0] and a0["samples"] == 4 and b0["samples"] == 1, p
+assert [x["function"] for x in a0["top"]] == ["f", "g"], a0
+assert abs(a0["top"][0]["share"] - 0.75) < 1e-12 and abs(a0["ns_per_request"] - 1000) < 1e-9, a0
+assert abs(a0["top"][0]["ns_per_request"] - 750) < 1e-9, a0
+assert a1["samples"] == 1 and abs(a1["top"][0]["ns_per_request"] - 250) < 1e-9, a1
+assert p[1]["sides"]["b"]["samples"] == 2, p
+# one class of both turns: the median rate of the two, every counted sample
+q = attribute(smp, win, [[0, 1]], turns)[0]["sides"]
+assert q["a"]["samples"] == 5 and abs(q["a"]["rate"] - 2.5e6) < 1e-6, q
+'; then ok "cpuprof: samples given to slices and placements, ns per request"
+else ko "cpuprof attribution"; fi
+if perf record -q -e cpu-clock -C 0 -o /dev/null true >/dev/null 2>&1; then
+	timeout 300 "$SRCDIR/tools/bench/turns" "${common[@]}" --turns 3 --profile --json "$T/f.json" \
+		>"$T/f.out" 2>&1
+	RC=$?
+	[ "$RC" -eq 0 ] && [ -s "$T/f.perf.data" ] &&
+		grep -qE '^  cpu-clock profile of the target CPU \([0-9]+ Hz\), ns per request by function:$' "$T/f.out" &&
+		grep -qE '^      femud \([0-9.]+[kM]/s, [0-9]+ ns, [0-9]+ samples\): ' "$T/f.out" &&
+		python3 - "$T/f.json" <<'PY' && ok "--profile: each side's functions per placement, from its own slices" ||
+import json, sys
+j = json.load(open(sys.argv[1]))
+t, s = j["turns"], j["summary"]
+sl = j["slices"]
+assert len(sl) == 3 * 3 and {x[0] for x in sl} == {"bare", "femud", "virtio"}, sl
+assert all(x[2] < x[3] for x in sl) and sorted(x[1] for x in sl) == [0, 0, 0, 1, 1, 1, 2, 2, 2], sl
+prof = s["profile"]
+assert sorted(i for c in prof for i in c["turns"]) == [0, 1, 2], prof
+for c in prof:
+    assert c["rtt_ns_min"] <= c["rtt_ns_max"], c
+    for side, p in c["sides"].items():
+        # ~0.1 s slices at 4999 Hz: hundreds of samples each
+        assert p["samples"] >= 100 * len(c["turns"]), (side, p["samples"])
+        shares = [f["share"] for f in p["top"]]
+        assert shares == sorted(shares, reverse=True) and sum(shares) <= 1 + 1e-9, p
+        assert len(shares) == 8 or sum(shares) > 1 - 1e-9, p  # under 8 functions: all of them
+        assert abs(p["ns_per_request"] - 1e9 / p["rate"]) < 1e-6, p
+    # femud's CPU is its poller's: its own code among the top functions
+    fns = [f["function"] for f in c["sides"]["femud"]["top"]]
+    assert any(f.startswith(("pmd_", "poller", "vq", "fm_")) for f in fns), fns
+PY
+		{ ko "--profile (exit $RC)"; cat "$T/f.out"; }
+else
+	ko "--profile: perf cannot sample CPU 0 here (install linux-perf; run as root)"
+fi
+PERF=$T/no-perf "$SRCDIR/tools/bench/turns" "${common[@]}" --turns 1 --profile --json "$T/g.json" \
+	>"$T/g.out" 2>&1
+RC=$?
+[ $RC -ne 0 ] && grep -qF "turns: --profile: perf not usable" "$T/g.out" && [ ! -e "$T/g.json" ] &&
+	ok "--profile without perf: refused before any side starts" || { ko "--profile without perf (exit $RC)"; cat "$T/g.out"; }
 
 bad() { # name needle args...
 	local name=$1 needle=$2

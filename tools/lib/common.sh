@@ -7,6 +7,7 @@ FEMUD_PACKAGES="build-essential pkg-config meson ninja-build libdpdk-dev dpdk-do
   libhwloc-dev hwloc liburing-dev libisal-dev libcriterion-dev libjansson-dev qemu-system-x86 qemu-utils fio
   busybox-static cpio xz-utils linux-image-amd64 jq procps util-linux clang-format python3
   clang libclang-rt-14-dev python3-matplotlib scdoc libsystemd-dev systemd debhelper libvirt-clients
+  linux-perf
   libvirt-daemon-system libvirt-daemon-driver-qemu"
 
 femud_log() { printf '[%s] %s\n' "${0##*/}" "$*" >&2; }

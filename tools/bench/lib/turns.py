@@ -117,14 +117,15 @@ class Side:
         return all(p.poll() is None for p in self.procs)
 
     def slice(self, settle, length):
-        """Continue, let it settle, count for length seconds, stop; the rate (per second)."""
+        """Continue, let it settle, count for length seconds, stop: the rate (per second)
+        and the counted interval (CLOCK_MONOTONIC seconds)."""
         self.cont()
         time.sleep(settle)
         c0, t0 = self.count(), time.monotonic()
         time.sleep(length)
         c1, t1 = self.count(), time.monotonic()
         self.stop()
-        return (c1 - c0) / (t1 - t0)
+        return (c1 - c0) / (t1 - t0), t0, t1
 
 
 def _femud_side(cfg, tmp, name, femud, femu_bench, extra=()):
@@ -266,9 +267,10 @@ def turn_rtt(cfg):
         return None
 
 
-def run_turns(cfg, sides):
+def run_turns(cfg, sides, windows=None):
     """The turns: per measured turn {side: rate}, and the round trip taken before each
-    (ns; None where not taken).  Raises RuntimeError when a side exits."""
+    (ns; None where not taken); each measured slice's (side, turn, t0, t1) appended to
+    windows (a list) when given.  Raises RuntimeError when a side exits."""
     names = [n for n in ("bare", "pbare", "copy", "femud", "b", "packed", "virtio", "ring",
                          "pring", "peer", "ppeer") if n in sides]
     swapped = [{"femud": "b", "b": "femud"}.get(n, n) for n in names] if "b" in sides else names
@@ -278,26 +280,33 @@ def run_turns(cfg, sides):
         # so that each sits next to each floor side (and after it) as often as the other
         order = names if (k // 2) % 2 == 0 else swapped
         order = order if k % 2 == 0 else list(reversed(order))
-        rates, rtt = {}, turn_rtt(cfg)
+        rates, rtt, spans = {}, turn_rtt(cfg), []
         for name in order:
             if not sides[name].alive():
                 raise RuntimeError(f"{name} exited during turn {k}")
-            rates[name] = sides[name].slice(cfg.settle_s, cfg.slice_s)
+            rates[name], t0, t1 = sides[name].slice(cfg.settle_s, cfg.slice_s)
+            spans.append((name, len(turns), t0, t1))
         if k >= cfg.warmup:
             turns.append(rates)
             rtts.append(rtt)
+            if windows is not None:
+                windows.extend(spans)
     return turns, rtts
 
 
-def measure(cfg, tmp):
+def measure(cfg, tmp, windows=None, started=None):
     """Start the sides, take the turns, end the sides: (turns, rtts, None) or (None, None,
-    error); rtts: the round trip before each turn (run_turns)."""
+    error); rtts: the round trip before each turn, windows: each measured slice
+    (run_turns); started(): called once every side is up, before the turns (a profiler
+    started there knows every side's mappings)."""
     sides = {}
     turns = rtts = None
     try:
         err = start_sides(cfg, tmp, sides)
+        if err is None and started is not None:
+            started()
         if err is None:
-            turns, rtts = run_turns(cfg, sides)
+            turns, rtts = run_turns(cfg, sides, windows)
     except RuntimeError as e:
         err = str(e)
     finally:
