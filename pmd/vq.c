@@ -588,11 +588,11 @@ static inline bool vq_need_call(struct pmd_vq *q, uint16_t old)
 }
 
 /* A publish sent no call: look again later, over at most the last size entries. */
-static inline void vq_recheck_arm(struct pmd_vq *q, uint64_t now_ns)
+static inline void vq_recheck_arm(struct pmd_vq *q)
 {
 	if ((uint16_t)(q->used_idx - q->called_used) > q->size)
 		q->called_used = (uint16_t)(q->used_idx - q->size);
-	pmd_vq_recheck_arm(q, now_ns);
+	pmd_vq_recheck_arm(q);
 }
 
 /* The recheck (vq_impl.h): a call for what was published since the last one, if wanted. */
@@ -602,7 +602,7 @@ static __attribute__((noinline, cold)) void vq_recheck(struct pmd_vq *q)
 }
 
 /* Publish used->idx and send at most one call if the guest asked for it. */
-static void vq_publish_notify(struct pmd_vq *q, uint64_t now_ns)
+static void vq_publish_notify(struct pmd_vq *q)
 {
 	uint16_t old = q->signalled_used;
 	bool need;
@@ -622,7 +622,7 @@ static void vq_publish_notify(struct pmd_vq *q, uint64_t now_ns)
 		pmd_vq_calls_covered(q);
 	} else {
 		PMD_CTR_INC(q->st.calls_saved);
-		vq_recheck_arm(q, now_ns);
+		vq_recheck_arm(q);
 	}
 }
 
@@ -649,7 +649,7 @@ vq_sweep(struct pmd_vq *q, uint64_t now_ns, struct pmd_chain *scratch, const boo
 	if (q->used_idx != used_before) {
 		PMD_COST_WATCH(w, q->st);
 
-		vq_publish_notify(q, now_ns);
+		vq_publish_notify(q);
 		PMD_COST_LAP(w, q->st, publish);
 		PMD_COST_COUNT(q->st, sweeps);
 	} else if (pmd_vq_recheck_due(q, now_ns)) {
@@ -697,7 +697,7 @@ void pmd_vq_flush(struct pmd_vq *q, uint64_t now_ns, struct pmd_chain *scratch)
 		}
 	} while (q->resubmit_pos < q->nresubmit && !q->broken);
 	if (q->used_idx != used_before)
-		vq_publish_notify(q, now_ns);
+		vq_publish_notify(q);
 	/* a stop for GET_VRING_BASE: the frontend's last log sync comes after the reply */
 	if (q->log && q->used_idx != used_before)
 		pmd_vq_log_used_split(q->vid, q->qid, q->size);

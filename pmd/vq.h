@@ -218,7 +218,7 @@ struct pmd_vq {
 	uint16_t avail_event_slack; /* rewrite it once this far behind (0: when it moved) */
 	int callfd;
 	int kickfd; /* drained by control code to count kicks; an adaptive poller polls it */
-	uint64_t recheck_ns; /* when to look at the driver's event again (0: no need) */
+	uint64_t recheck_ns; /* when to look at the driver's event again (0: no need; vq_impl.h) */
 	bool event_idx;
 	bool indirect;
 	bool broken;

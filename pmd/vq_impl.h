@@ -132,23 +132,35 @@ void pmd_vq_call(struct pmd_vq *q);
  * against a call and the driver waits for one forever.  QEMU 7.2's
  * single-threaded TCG drops the guest's barriers (later QEMUs keep them),
  * so its guests hang now and then on any vhost-user backend.  So a publish
- * that sent no call arms a recheck PMD_VQ_CALL_RECHECK_NS after it (each
- * such publish moves it): by then the driver's event is visible, and a
- * call goes out if it names an entry published since the last call
- * (called_used; counted calls_late).  A driver that stopped reaping
- * completions holds at most a ring's worth more, so the window is kept to
- * the last size entries.  Off the request path: one time compare a sweep.
+ * that sent no call arms a recheck PMD_VQ_CALL_RECHECK_NS after the start
+ * of the next sweep (each such publish arms it again): by then the driver's
+ * event is visible, and a call goes out if it names an entry published
+ * since the last call (called_used; counted calls_late).  Not from the
+ * deciding sweep's own clock, read before its decision: a sweep that took
+ * longer than the delay (its poller preempted) would look again at once, and
+ * could read the same old event.  A driver that stopped reaping completions
+ * holds at most a ring's worth more, so the window is kept to the last size
+ * entries.  Off the request path: one compare a sweep.
  */
 #define PMD_VQ_CALL_RECHECK_NS 10000u
+/* recheck_ns of a recheck whose delay starts with the next sweep */
+#define PMD_VQ_RECHECK_ARMED UINT64_MAX
 
-static inline void pmd_vq_recheck_arm(struct pmd_vq *q, uint64_t now_ns)
+static inline void pmd_vq_recheck_arm(struct pmd_vq *q)
 {
-	q->recheck_ns = now_ns + PMD_VQ_CALL_RECHECK_NS;
+	q->recheck_ns = PMD_VQ_RECHECK_ARMED;
 }
 
-static inline bool pmd_vq_recheck_due(const struct pmd_vq *q, uint64_t now_ns)
+/* Is a recheck due at now_ns, a sweep's start?  The first after its arming starts its delay. */
+static inline bool pmd_vq_recheck_due(struct pmd_vq *q, uint64_t now_ns)
 {
-	return unlikely(q->recheck_ns != 0) && now_ns >= q->recheck_ns;
+	if (likely(q->recheck_ns == 0))
+		return false;
+	if (q->recheck_ns == PMD_VQ_RECHECK_ARMED) {
+		q->recheck_ns = now_ns + PMD_VQ_CALL_RECHECK_NS;
+		return false;
+	}
+	return now_ns >= q->recheck_ns;
 }
 
 /* A call (or a recheck) covered every entry published so far: nothing to look at again. */

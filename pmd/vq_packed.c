@@ -453,7 +453,7 @@ static __attribute__((noinline, cold)) void vqp_recheck(struct pmd_vq *q)
 }
 
 /* Decide on one call for the used descriptors written in this sweep. */
-static void vqp_notify(struct pmd_vq *q, uint64_t now_ns)
+static void vqp_notify(struct pmd_vq *q)
 {
 	uint32_t d = q->pk.used_descs - q->pk.signalled_descs;
 
@@ -466,7 +466,7 @@ static void vqp_notify(struct pmd_vq *q, uint64_t now_ns)
 		pmd_vq_calls_covered(q);
 	} else {
 		PMD_CTR_INC(q->st.calls_saved);
-		pmd_vq_recheck_arm(q, now_ns);
+		pmd_vq_recheck_arm(q);
 	}
 }
 
@@ -487,7 +487,7 @@ FM_HOT_TEXT unsigned pmd_vqp_sweep(struct pmd_vq *q, uint64_t now_ns, struct pmd
 	/* a count, not the position: a small ring's sweep can complete whole laps */
 	if (q->pk.completed != completed_before) {
 		vqp_publish(q);
-		vqp_notify(q, now_ns);
+		vqp_notify(q);
 		PMD_COST_COUNT(q->st, sweeps);
 	} else if (pmd_vq_recheck_due(q, now_ns)) {
 		vqp_recheck(q);
@@ -511,7 +511,7 @@ void pmd_vqp_flush(struct pmd_vq *q, uint64_t now_ns, struct pmd_chain *scratch)
 	} while (q->resubmit_pos < q->nresubmit && !q->broken);
 	if (q->pk.completed != completed_before) {
 		vqp_publish(q);
-		vqp_notify(q, now_ns);
+		vqp_notify(q);
 	}
 }
 

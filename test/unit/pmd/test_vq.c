@@ -258,8 +258,8 @@ Test(vq, event_idx_call_only_when_asked)
 /*
  * The lost wakeup (vq_impl.h): the driver's used_event reached memory only
  * after femud had read it and decided against a call.  The recheck calls
- * once, PMD_VQ_CALL_RECHECK_NS after the publish and not before, and the
- * poller stays awake for it.
+ * once, PMD_VQ_CALL_RECHECK_NS after the start of the sweep that follows
+ * the publish and not before, and the poller stays awake for it.
  */
 Test(vq, recheck_calls_a_driver_whose_event_came_late)
 {
@@ -277,14 +277,17 @@ Test(vq, recheck_calls_a_driver_whose_event_came_late)
 	cr_assert_eq(q->st.calls_saved, 1);
 	USED_EVENT = 1; /* the driver's store, seen late: it waits for entry 1 */
 	cr_assert_not(pmd_vq_may_sleep(q), "a recheck to make first");
-	pmd_vq_sweep(q, 1000 + RECHECK - 1, &scratch);
+	pmd_vq_sweep(q, 2000, &scratch);
+	cr_assert_eq(calls_pending(), 0, "the next sweep starts the delay");
+	cr_assert_not(pmd_vq_may_sleep(q));
+	pmd_vq_sweep(q, 2000 + RECHECK - 1, &scratch);
 	cr_assert_eq(calls_pending(), 0, "not before the recheck is due");
-	pmd_vq_sweep(q, 1000 + RECHECK, &scratch);
+	pmd_vq_sweep(q, 2000 + RECHECK, &scratch);
 	cr_assert_eq(calls_pending(), 1);
 	cr_assert_eq(q->st.calls_late, 1);
 	cr_assert_eq(q->st.calls, 1);
 	cr_assert(pmd_vq_may_sleep(q));
-	pmd_vq_sweep(q, 1000 + 5 * RECHECK, &scratch);
+	pmd_vq_sweep(q, 2000 + 5 * RECHECK, &scratch);
 	cr_assert_eq(calls_pending(), 0, "one late call, not one per sweep");
 	cr_assert_eq(q->st.calls_late, 1);
 	close(kfd);
@@ -299,17 +302,21 @@ Test(vq, recheck_sends_nothing_the_driver_did_not_ask_for)
 	pmd_vq_sweep(q, 0, &scratch);
 	USED_EVENT = 1; /* an entry not published yet: the driver has all it asked for */
 	pmd_vq_sweep(q, RECHECK, &scratch);
+	pmd_vq_sweep(q, 2 * RECHECK, &scratch);
 	cr_assert_eq(calls_pending(), 0);
 	cr_assert_eq(q->st.calls_late, 0);
 	cr_assert_eq(q->recheck_ns, 0, "nothing left to look at");
 	/* the next entry crosses used_event 1 at its publish: an ordinary call */
 	post_read(1, 0);
-	pmd_vq_sweep(q, 2 * RECHECK, &scratch);
+	pmd_vq_sweep(q, 3 * RECHECK, &scratch);
 	cr_assert_eq(calls_pending(), 1);
 	cr_assert_eq(q->st.calls_late, 0);
 }
 
-/* A publish without a call moves the recheck: it comes that long after the last one. */
+/*
+ * A publish without a call arms the recheck again: its delay starts with the
+ * sweep after the last such publish, and it covers the entries of both.
+ */
 Test(vq, recheck_follows_the_last_publish)
 {
 	efd = eventfd(0, EFD_NONBLOCK);
@@ -317,14 +324,41 @@ Test(vq, recheck_follows_the_last_publish)
 	USED_EVENT = 9;
 	post_read(0, 0);
 	pmd_vq_sweep(q, 0, &scratch);
+	pmd_vq_sweep(q, RECHECK / 4, &scratch); /* the delay starts */
 	post_read(1, 0);
 	pmd_vq_sweep(q, RECHECK / 2, &scratch);
 	cr_assert_eq(q->st.calls_saved, 2);
 	USED_EVENT = 0; /* the driver waits for the first entry */
-	pmd_vq_sweep(q, RECHECK, &scratch);
-	cr_assert_eq(calls_pending(), 0, "moved by the second publish");
-	pmd_vq_sweep(q, RECHECK / 2 + RECHECK, &scratch);
+	pmd_vq_sweep(q, RECHECK / 2 + 1, &scratch);
+	pmd_vq_sweep(q, RECHECK / 4 + RECHECK, &scratch);
+	cr_assert_eq(calls_pending(), 0, "armed again by the second publish");
+	pmd_vq_sweep(q, RECHECK / 2 + 1 + RECHECK, &scratch);
 	cr_assert_eq(calls_pending(), 1, "entry 0, published two decisions ago, is covered");
+	cr_assert_eq(q->st.calls_late, 1);
+}
+
+/*
+ * A sweep that took longer than the delay (its poller preempted between
+ * reading the clock and deciding) does not look again at once, when the
+ * driver's store may still not be visible: the delay runs from the start of
+ * the next sweep, so a recheck reads the event the driver stored before it
+ * waited.
+ */
+Test(vq, recheck_waits_after_a_sweep_longer_than_its_delay)
+{
+	efd = eventfd(0, EFD_NONBLOCK);
+	make_q(true, efd);
+	USED_EVENT = 5;
+	post_read(0, 0);
+	pmd_vq_sweep(q, 0, &scratch);		/* its clock read at 0, its decision long after */
+	pmd_vq_sweep(q, 3 * RECHECK, &scratch); /* the next sweep: the event is still the old one */
+	cr_assert_eq(calls_pending(), 0);
+	cr_assert_neq(q->recheck_ns, 0, "the recheck is still to come");
+	USED_EVENT = 0; /* the driver's store, visible now: it waits for entry 0 */
+	pmd_vq_sweep(q, 4 * RECHECK - 1, &scratch);
+	cr_assert_eq(calls_pending(), 0);
+	pmd_vq_sweep(q, 4 * RECHECK, &scratch);
+	cr_assert_eq(calls_pending(), 1, "the late call for entry 0");
 	cr_assert_eq(q->st.calls_late, 1);
 }
 
@@ -339,6 +373,7 @@ Test(vq, recheck_without_event_idx_follows_the_avail_flag)
 	cr_assert_eq(calls_pending(), 0);
 	e.r.avail->flags = 0;
 	pmd_vq_sweep(q, RECHECK, &scratch);
+	pmd_vq_sweep(q, 2 * RECHECK, &scratch);
 	cr_assert_eq(calls_pending(), 1);
 	cr_assert_eq(q->st.calls_late, 1);
 	/* nothing published since: interrupts on, but no call to send */
@@ -370,10 +405,13 @@ Test(vq, recheck_looks_back_one_ring)
 	cr_assert_eq(e.r.used->idx, 3 * QSZ);
 	USED_EVENT = 2 * QSZ - 1;
 	pmd_vq_sweep(q, RECHECK, &scratch);
+	pmd_vq_sweep(q, 2 * RECHECK, &scratch);
 	cr_assert_eq(calls_pending(), 0, "an event a ring and more behind");
+	cr_assert_eq(q->recheck_ns, 0, "the recheck was made");
 	publish_uncalled(3 * QSZ / 4);
 	USED_EVENT = (uint16_t)(e.r.used->idx - QSZ);
-	pmd_vq_sweep(q, 2 * RECHECK, &scratch);
+	pmd_vq_sweep(q, 3 * RECHECK, &scratch);
+	pmd_vq_sweep(q, 4 * RECHECK, &scratch);
 	cr_assert_eq(calls_pending(), 1, "an event exactly a ring behind");
 	cr_assert_eq(q->st.calls_late, 1);
 }

@@ -485,7 +485,8 @@ Test(vqp, call_decision_after_a_sweep_of_several_laps)
 /*
  * The lost wakeup on a packed ring (vq_impl.h): the driver event area said
  * DISABLE when femud decided, ENABLE once the driver's store was seen.  The
- * recheck calls once, not before it is due.
+ * recheck calls once, PMD_VQ_CALL_RECHECK_NS after the start of the next
+ * sweep and not before.
  */
 Test(vqp, recheck_calls_a_driver_that_enabled_calls_late)
 {
@@ -497,13 +498,32 @@ Test(vqp, recheck_calls_a_driver_that_enabled_calls_late)
 	cr_assert_eq(calls_pending(), 0);
 	cr_assert_eq(q->st.calls_saved, 1);
 	drv_ev->flags = VRING_PACKED_EVENT_FLAG_ENABLE;
-	pmd_vq_sweep(q, 1000 + RECHECK - 1, &scratch);
+	pmd_vq_sweep(q, 2000, &scratch);
+	cr_assert_eq(calls_pending(), 0, "the next sweep starts the delay");
+	pmd_vq_sweep(q, 2000 + RECHECK - 1, &scratch);
 	cr_assert_eq(calls_pending(), 0, "not before the recheck is due");
-	pmd_vq_sweep(q, 1000 + RECHECK, &scratch);
+	pmd_vq_sweep(q, 2000 + RECHECK, &scratch);
 	cr_assert_eq(calls_pending(), 1);
 	cr_assert_eq(q->st.calls_late, 1);
-	pmd_vq_sweep(q, 1000 + 5 * RECHECK, &scratch);
+	pmd_vq_sweep(q, 2000 + 5 * RECHECK, &scratch);
 	cr_assert_eq(calls_pending(), 0, "one late call");
+}
+
+/* A sweep longer than the delay: the recheck still waits it out from the next sweep. */
+Test(vqp, recheck_waits_after_a_sweep_longer_than_its_delay)
+{
+	efd = eventfd(0, EFD_NONBLOCK);
+	make_q(true, efd);
+	drv_ev->flags = VRING_PACKED_EVENT_FLAG_DISABLE;
+	post_rw(0, VIRTIO_BLK_T_IN, 0);
+	pmd_vq_sweep(q, 0, &scratch);		/* its clock read at 0, its decision long after */
+	pmd_vq_sweep(q, 3 * RECHECK, &scratch); /* the driver's store not visible yet */
+	cr_assert_eq(calls_pending(), 0);
+	cr_assert_neq(q->recheck_ns, 0, "the recheck is still to come");
+	drv_ev->flags = VRING_PACKED_EVENT_FLAG_ENABLE;
+	pmd_vq_sweep(q, 4 * RECHECK, &scratch);
+	cr_assert_eq(calls_pending(), 1, "the late call");
+	cr_assert_eq(q->st.calls_late, 1);
 }
 
 /*
@@ -525,13 +545,16 @@ Test(vqp, recheck_follows_a_late_descriptor_event)
 	cr_assert_eq(q->used_idx, 15);
 	drv_ev->off_wrap = 1; /* next lap, still ahead */
 	pmd_vq_sweep(q, RECHECK, &scratch);
+	pmd_vq_sweep(q, 2 * RECHECK, &scratch);
 	cr_assert_eq(calls_pending(), 0, "an event not crossed yet");
+	cr_assert_eq(q->recheck_ns, 0, "the recheck was made");
 	post_rw(5, VIRTIO_BLK_T_IN, 0);	 /* 15 -> 2 of the next lap */
 	drv_ev->off_wrap = 0 | 1u << 15; /* the publish reads an event of the lap behind */
-	pmd_vq_sweep(q, 2 * RECHECK, &scratch);
+	pmd_vq_sweep(q, 3 * RECHECK, &scratch);
 	cr_assert_eq(calls_pending(), 0);
 	drv_ev->off_wrap = 15 | 1u << 15; /* late: the driver waits for position 15 of lap 1 */
-	pmd_vq_sweep(q, 3 * RECHECK, &scratch);
+	pmd_vq_sweep(q, 4 * RECHECK, &scratch);
+	pmd_vq_sweep(q, 5 * RECHECK, &scratch);
 	cr_assert_eq(calls_pending(), 1, "position 15 was crossed since the last call");
 	cr_assert_eq(q->st.calls_late, 1);
 }
