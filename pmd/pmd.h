@@ -166,7 +166,8 @@ int pmd_blk_close(struct pmd_blk *dev, bool force);
  *   heap; late: of those, posted > PMD_LATE_NS after due (late_ns_sum,
  *   late_ns_max); broken: queue stops for an unanswerable chain;
  *   resubmitted: requests replayed from the inflight region after a
- *   reconnect.
+ *   reconnect; hint_trials: trials of whether small requests' data hints
+ *   pay (vq_tune.h), hint_trials_off: those that turned them off.
  */
 void pmd_blk_stats(struct pmd_blk *dev, struct pmd_dev_snap *out);
 

@@ -52,6 +52,8 @@
 	X(broken, "broken", PMD_CTR_SUM)	   /* stops for an unanswerable chain */           \
 	X(resubmitted, "resubmitted", PMD_CTR_SUM) /* requests replayed from the inflight region   \
 						    */                                             \
+	X(hint_trials, "hint_trials", PMD_CTR_SUM) /* small-read hint trials (vq_tune.h) */        \
+	X(hint_trials_off, "hint_trials_off", PMD_CTR_SUM) /* of those, hints turned off */        \
 	PMD_VQ_COST_COUNTERS(X)
 
 /* Per-poller counters: X(field, printed name, PMD_CTR_SUM or PMD_CTR_MAX). */

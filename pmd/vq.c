@@ -157,6 +157,8 @@ struct pmd_vq *pmd_vq_create(const struct pmd_vq_setup *s)
 	q->avail_event_slack =
 	    s->size <= PMD_VQ_AVAIL_EVENT_MAX_SIZE ? PMD_VQ_AVAIL_EVENT_SLACK : 0;
 	q->prefetch = s->target->ops->prefetch != NULL;
+	q->hinting = q->prefetch;
+	pmd_vq_tune_init(&q->tune);
 	q->look = PMD_VQ_LOOKAHEAD;
 	q->publish_every = PMD_VQ_BURST + 1;
 	q->idle = pmd_blk_req_wants_idle(s->target);
@@ -479,7 +481,9 @@ static inline __attribute__((always_inline)) unsigned vq_take(struct pmd_vq *q, 
 	uint16_t n = (uint16_t)(avail_idx - q->last_avail);
 	uint64_t bytes = 0, published = 0;
 	const uint16_t look = q->look, touch = pmd_vq_touch_ahead(q);
+	const bool hint = q->hinting;
 	unsigned published_at = 0;
+	uint64_t t0;
 	uint16_t i;
 
 	if (n == 0)
@@ -490,10 +494,11 @@ static inline __attribute__((always_inline)) unsigned vq_take(struct pmd_vq *q, 
 	}
 	if (n > PMD_VQ_BURST)
 		n = PMD_VQ_BURST;
+	t0 = pmd_vq_tune_start(q);
 	if (PMD_VQ_GUESS)
 		vq_prefetch_guess(q);
 	rte_smp_rmb();
-	if (q->prefetch)
+	if (hint)
 		vq_prefetch_start(q, n);
 	PMD_COST_LAP(w, q->st, ring);
 	for (i = 0; i < n && q->nheap < q->size && bytes < PMD_VQ_BURST_BYTES; i++) {
@@ -501,28 +506,27 @@ static inline __attribute__((always_inline)) unsigned vq_take(struct pmd_vq *q, 
 
 		PMD_COST_RESTART(w, q->st);
 		head = ld16(&q->avail->ring[q->last_avail & q->mask]);
-		if (q->prefetch && i + look == n && n < PMD_VQ_BURST &&
+		if (hint && i + look == n && n < PMD_VQ_BURST &&
 		    bytes > (uint64_t)i * PMD_VQ_EXTEND_MIN_AVG_BYTES)
 			n = vq_burst_extend(q, i, n);
-		if (q->prefetch && i + touch < n)
+		if (hint && i + touch < n)
 			vq_touch(q, (uint16_t)(q->last_avail + touch));
-		if (q->prefetch && i + look < n)
+		if (hint && i + look < n)
 			vq_prefetch(q, (uint16_t)(q->last_avail + look), true);
-		if (q->prefetch && i + PMD_VQ_HINT_REST_AHEAD < n)
+		if (hint && i + PMD_VQ_HINT_REST_AHEAD < n)
 			vq_prefetch_rest(q, (uint16_t)(q->last_avail + PMD_VQ_HINT_REST_AHEAD));
 
 		if (q->inflight && head < q->size)
 			rte_vhost_set_inflight_desc_split(q->vid, q->qid, head);
 		PMD_COST_LAP(w, q->st, ring);
-		if (!vq_serve(q, head, q->prefetch && vq_hinted_take(q, q->last_avail), now, c,
-			      log))
+		if (!vq_serve(q, head, hint && vq_hinted_take(q, q->last_avail), now, c, log))
 			break;
 		q->last_avail++;
 		bytes += c->rd_len + c->wr_len;
 		vq_publish_early(q, bytes, i + 1u, &published, &published_at);
 	}
 	vq_avail_event_follow(q);
-	pmd_vq_look_follow(q, bytes, i);
+	pmd_vq_look_follow(q, bytes, i, t0);
 	return i;
 }
 

@@ -25,6 +25,7 @@
 #include "pmd/blk_req.h"
 #include "pmd/pmd_stats.h"
 #include "pmd/vq_chain.h"
+#include "pmd/vq_tune.h"
 
 /* A completion is "late" when posted more than this after its due time. */
 #define PMD_LATE_NS 1000
@@ -79,7 +80,9 @@
  * requests ahead (and touches PMD_VQ_TOUCH_PAST_LOOK beyond): a 512 B read's
  * hint is eight lines, so twice as many requests must be on their way to
  * keep as many misses in flight as 4 KiB reads do.  6 measured faster than
- * 3 and no slower than 8 at 512 B.
+ * 3 and no slower than 8 at 512 B.  Whether such sweeps hint at all, each
+ * queue's hint trial decides (vq_tune.h): on some processors the hints of
+ * small reads stall more than they save.
  */
 #define PMD_VQ_SMALL_REQ_BYTES 1024u
 #define PMD_VQ_LOOKAHEAD_SMALL 6
@@ -224,6 +227,7 @@ struct pmd_vq {
 	bool broken;
 	bool inflight;
 	bool prefetch;		/* the model has a prefetch op: peek ahead */
+	bool hinting;		/* this sweep peeks ahead (prefetch, and the hint trial's say) */
 	uint8_t look;		/* hint distance of this sweep (PMD_VQ_LOOKAHEAD or _SMALL) */
 	uint16_t publish_every; /* a sweep publishes after that many (PMD_VQ_PUBLISH_SHARE) */
 	bool idle;		/* the model has an idle op: call it on empty sweeps */
@@ -253,7 +257,8 @@ struct pmd_vq {
 	bool log;	   /* the frontend logs dirty pages: sweeps mark their writes (vq_log.h) */
 	bool packed;	   /* a packed ring: vq_packed.c serves it (tested once per call) */
 	uint64_t kick_tag; /* adaptive polling: the poller's poll on kickfd, 0 = none */
-	struct pmd_vq_stats st; /* written by the owning poller only (pmd_stats.h) */
+	struct pmd_vq_tune tune; /* whether small requests' sweeps hint (vq_tune.h) */
+	struct pmd_vq_stats st;	 /* written by the owning poller only (pmd_stats.h) */
 	/* control-owned identity */
 	unsigned poller;
 	const char *name; /* device socket path, for log lines */

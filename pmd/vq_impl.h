@@ -9,6 +9,7 @@
 #define PMD_VQ_IMPL_H
 
 #include <rte_common.h>
+#include <rte_cycles.h>
 
 #include "pmd/vq.h"
 
@@ -208,19 +209,71 @@ static inline bool pmd_vq_publish_due(const struct pmd_vq *q, uint64_t bytes, un
 	return true;
 }
 
-/*
- * A sweep served n requests that moved bytes: the hint distance of the next
- * sweep (PMD_VQ_LOOKAHEAD_SMALL after small requests) and its publish interval.
- */
-static inline void pmd_vq_look_follow(struct pmd_vq *q, uint64_t bytes, unsigned n)
+/* Does the sweep about to start serve small requests (its hint distance says so)? */
+static inline bool pmd_vq_sweep_small(const struct pmd_vq *q)
 {
-	bool small;
+	return q->look == PMD_VQ_LOOKAHEAD_SMALL;
+}
+
+/*
+ * A take's start for the hint trial: the TSC when the trial measures this
+ * sweep (a small one), else 0.  No clock read outside trials.
+ */
+static inline uint64_t pmd_vq_tune_start(const struct pmd_vq *q)
+{
+	if (likely(!pmd_vq_tune_measuring(&q->tune)) || !pmd_vq_sweep_small(q))
+		return 0;
+	return rte_rdtsc();
+}
+
+/* Forget every hint slot and the packed cursor: the look-ahead stopped and starts over. */
+static inline void pmd_vq_hint_forget(struct pmd_vq *q)
+{
+	for (unsigned k = 0; k < PMD_VQ_HINT_SLOTS; k++)
+		q->hint[k].state = PMD_VQ_HINT_NONE;
+	q->pk.la_ahead = 0;
+}
+
+/*
+ * A small sweep that began at TSC t0 (pmd_vq_tune_start()) served n
+ * requests: the hint trial's turn (vq_tune.h), and whether small sweeps
+ * hint from now on.
+ */
+static inline void pmd_vq_tune_follow(struct pmd_vq *q, uint64_t t0, unsigned n)
+{
+	unsigned did = pmd_vq_tune_sweep(&q->tune, t0 != 0 ? rte_rdtsc() - t0 : 0, n);
+
+	if (likely(did == 0))
+		return;
+	if (did & PMD_VQ_TUNE_DECIDED) {
+		PMD_CTR_INC(q->st.hint_trials);
+		if (q->tune.off)
+			PMD_CTR_INC(q->st.hint_trials_off);
+	}
+}
+
+/*
+ * A sweep that began at TSC t0 (pmd_vq_tune_start()) served n requests
+ * that moved bytes: the hint distance of the next sweep
+ * (PMD_VQ_LOOKAHEAD_SMALL after small requests), whether it hints at all
+ * (small ones as the hint trial says) and its publish interval.
+ */
+static inline void pmd_vq_look_follow(struct pmd_vq *q, uint64_t bytes, unsigned n, uint64_t t0)
+{
+	bool small, hint;
 
 	if (n == 0)
 		return;
+	if (q->prefetch && pmd_vq_sweep_small(q))
+		pmd_vq_tune_follow(q, t0, n);
 	small = bytes < (uint64_t)n * PMD_VQ_SMALL_REQ_BYTES;
 	q->look = small ? PMD_VQ_LOOKAHEAD_SMALL : PMD_VQ_LOOKAHEAD;
 	q->publish_every = pmd_vq_publish_every(q->packed, small, n);
+	hint = q->prefetch && (!small || pmd_vq_tune_hint(&q->tune));
+	if (hint != q->hinting) {
+		pmd_vq_hint_forget(q);
+		q->hinting = hint;
+	}
 }
 
 /* The touch distance that goes with q's hint distance. */

@@ -297,7 +297,8 @@ static inline void vqp_look_ahead_served(struct pmd_vq *q, uint16_t nring)
 
 static unsigned vqp_take(struct pmd_vq *q, uint64_t now, struct pmd_chain *c)
 {
-	uint64_t bytes = 0, published = 0;
+	const bool hint = q->hinting;
+	uint64_t bytes = 0, published = 0, t0 = 0;
 	unsigned i, published_at = 0;
 
 	for (i = 0; i < PMD_VQ_BURST && q->nheap < q->size && bytes < PMD_VQ_BURST_BYTES; i++) {
@@ -307,22 +308,25 @@ static unsigned vqp_take(struct pmd_vq *q, uint64_t now, struct pmd_chain *c)
 
 		if (!pmd_packed_desc_avail(flags, q->pk.avail_wrap))
 			break;
-		if (PMD_VQ_GUESS && i == 0)
-			rte_prefetch0(q->guess_hdr);
+		if (i == 0) {
+			t0 = pmd_vq_tune_start(q);
+			if (PMD_VQ_GUESS)
+				rte_prefetch0(q->guess_hdr);
+		}
 		rte_smp_rmb();
-		if (q->prefetch) {
+		if (hint) {
 			vqp_look_ahead(q);
 			hinted = vqp_hinted_take(q);
 		}
 		if (!vqp_serve(q, now, hinted, c, &nring))
 			break;
-		if (q->prefetch)
+		if (hint)
 			vqp_look_ahead_served(q, nring);
 		bytes += c->rd_len + c->wr_len;
 		if (pmd_vq_publish_due(q, bytes, i + 1, &published, &published_at))
 			vqp_publish(q);
 	}
-	pmd_vq_look_follow(q, bytes, i);
+	pmd_vq_look_follow(q, bytes, i, t0);
 	return i;
 }
 

@@ -2,6 +2,7 @@
 /* fake_guest.c - fake guest memory and recording model for pmd unit tests. */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "fake_guest.h"
 #include "pmd/virtio_blk_wire.h"
@@ -70,6 +71,21 @@ static struct fake_model *to_fake(struct fm_model *m)
 	return FM_MODEL_CONTAINER(m, struct fake_model, base);
 }
 
+/* Busy for ns nanoseconds (CLOCK_MONOTONIC). */
+static void fake_spin(uint64_t ns)
+{
+	struct timespec ts;
+	uint64_t end;
+
+	if (ns == 0)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	end = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec + ns;
+	do
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+	while ((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec < end);
+}
+
 static enum fm_status fake_submit(struct fm_model *model, const struct fm_req *req, uint64_t now_ns,
 				  uint64_t *due_ns)
 {
@@ -78,6 +94,9 @@ static enum fm_status fake_submit(struct fm_model *model, const struct fm_req *r
 	if (m->calls < FM_REC_MAX)
 		m->req[m->calls] = *req;
 	m->calls++;
+	m->offset_sum += req->offset;
+	if (req->op == FM_OP_READ && !(req->flags & FM_REQ_PREFETCHED))
+		fake_spin(m->cold_spin_ns);
 	*due_ns = now_ns + m->due_delta;
 	if (m->on_submit != NULL)
 		m->on_submit(m, m->on_submit_arg);
@@ -97,6 +116,7 @@ static void fake_prefetch(struct fm_model *model, enum fm_op op, uint64_t offset
 		m->pf[m->npf] = (struct fm_rec_pf){
 		    .op = op, .offset = offset, .len = len, .before_submit = m->calls};
 	m->npf++;
+	fake_spin(m->pf_spin_ns);
 }
 
 const struct fm_model_ops fake_model_pf_ops = {

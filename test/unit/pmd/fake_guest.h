@@ -66,9 +66,14 @@ struct fake_model {
 	enum fm_status status;
 	unsigned npf; /* prefetch hints (fake_model_pf_ops only) */
 	struct fm_rec_pf pf[FM_REC_MAX];
-	unsigned nidle;	  /* idle() calls (fake_model_idle_ops) */
-	uint64_t idle_ns; /* now_ns of the last one */
-	bool idle_busy;	  /* what idle() returns: work of its own left */
+	unsigned nidle;	     /* idle() calls (fake_model_idle_ops) */
+	uint64_t idle_ns;    /* now_ns of the last one */
+	bool idle_busy;	     /* what idle() returns: work of its own left */
+	uint64_t offset_sum; /* of every request submitted, recorded or not */
+	/* time a prefetch() spends (a hint that costs), and a submit() of a read not
+	 * handed over as prefetched (a copy that waits for its misses), ns */
+	uint64_t pf_spin_ns;
+	uint64_t cold_spin_ns;
 	/* called by submit() after recording (a driver adding requests meanwhile), or NULL */
 	void (*on_submit)(struct fake_model *m, void *arg);
 	void *on_submit_arg;
@@ -115,5 +120,19 @@ struct pmd_vq *fg_env_vq(struct fg_env *e, uint16_t size, bool event_idx, int ca
  */
 uint16_t fg_env_post_read(struct fg_env *e, uint16_t qsize, unsigned i, uint64_t sector,
 			  uint32_t len);
+
+/* Requests a window of the hint trial serves in sweeps of five: a warm-up sweep, then its count. */
+#define FG_TRIAL_WINDOW_SERVED (5 + 5 * ((PMD_VQ_TUNE_WINDOW_REQS + 4) / 5))
+
+/*
+ * Sweeps of five 512 B reads (sweep_five(): post them, sweep, check their
+ * completions; returns the sum of their byte offsets) on q, whose model m
+ * records hints, until q's hint trial (vq_tune.h) ended, then 200 more:
+ * every sweep hints exactly when the queue said it would, the four windows
+ * without hints serve exactly their share, every request reaches the model
+ * once, and the sweeps after the trial keep its outcome.  Returns whether
+ * the trial turned hints off.
+ */
+bool fg_run_hint_trial(struct pmd_vq *q, struct fake_model *m, uint64_t (*sweep_five)(void));
 
 #endif

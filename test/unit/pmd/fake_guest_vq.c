@@ -4,6 +4,8 @@
  * that link pmd/vq.c (kept apart from fake_guest.c, which the fuzz targets
  * link without vq.c).
  */
+#include <criterion/criterion.h>
+
 #include "fake_guest.h"
 
 struct pmd_vq *fg_vq(struct fake_guest *g, const struct pmd_blk_target *t, uint16_t size,
@@ -28,4 +30,34 @@ struct pmd_vq *fg_vq(struct fake_guest *g, const struct pmd_blk_target *t, uint1
 struct pmd_vq *fg_env_vq(struct fg_env *e, uint16_t size, bool event_idx, int callfd, int kickfd)
 {
 	return fg_vq(&e->g, &e->t, size, event_idx, callfd, kickfd);
+}
+
+bool fg_run_hint_trial(struct pmd_vq *q, struct fake_model *m, uint64_t (*sweep_five)(void))
+{
+	unsigned sweeps = 0, after = 0, unhinted = 0;
+	uint64_t sum = 0;
+	bool off;
+
+	m->offset_sum = 0;
+	while (after < 200) {
+		const bool hint = q->hinting;
+
+		cr_assert_lt(++sweeps, 100000, "the trial never ended");
+		m->npf = 0;
+		sum += sweep_five();
+		cr_assert_eq(m->npf > 0, hint, "sweep %u: %u hints, the queue said %s", sweeps,
+			     m->npf, hint ? "on" : "off");
+		if (q->st.hint_trials > 0)
+			after++;
+		else if (!hint)
+			unhinted += 5;
+	}
+	cr_assert_eq(m->offset_sum, sum, "a request submitted twice or never");
+	cr_assert_eq(unhinted, PMD_VQ_TUNE_WINDOWS / 2 * FG_TRIAL_WINDOW_SERVED,
+		     "%u requests served without hints during the trial", unhinted);
+	cr_assert_eq(q->st.hint_trials, 1);
+	off = q->st.hint_trials_off == 1;
+	cr_assert_eq(q->hinting, !off);
+	cr_assert_not(q->broken);
+	return off;
 }

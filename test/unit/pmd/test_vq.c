@@ -877,6 +877,58 @@ Test(vq, small_reads_make_the_next_sweep_look_further_ahead)
 	cr_assert_eq(sweep_more_reads(8, 4096), PMD_VQ_LOOKAHEAD);
 }
 
+/* Five 512 B reads posted and swept: used in order; the sum of their offsets. */
+static uint64_t sweep_five_small(void)
+{
+	const uint16_t used = e.r.used->idx;
+
+	for (unsigned k = 0; k < 5; k++)
+		fg_env_post_read(&e, QSZ, k, 8 * k, 512);
+	cr_assert_eq(pmd_vq_sweep(q, 0, &scratch), 5);
+	cr_assert_eq(e.r.used->idx, (uint16_t)(used + 5));
+	for (unsigned k = 0; k < 5; k++)
+		cr_assert_eq(e.r.used->ring[(used + k) % QSZ].id, 3 * k);
+	return 4096 * (0 + 1 + 2 + 3 + 4);
+}
+
+/* The hint trial on a split ring (fg_run_hint_trial()); the model's costs as given. */
+static bool run_hint_trial(uint64_t pf_spin_ns, uint64_t cold_spin_ns)
+{
+	e.t.ops = &fake_model_pf_ops;
+	e.m.pf_spin_ns = pf_spin_ns;
+	e.m.cold_spin_ns = cold_spin_ns;
+	make_q(true, -1);
+	return fg_run_hint_trial(q, &e.m, sweep_five_small);
+}
+
+/* Hints that cost more than they save (the model's prefetch is slow): the trial turns them off. */
+Test(vq, hint_trial_turns_hints_off_where_they_cost)
+{
+	cr_assert(run_hint_trial(20000, 0));
+}
+
+/* Copies that wait without hints (unhinted reads are slow): the trial keeps them on. */
+Test(vq, hint_trial_keeps_hints_where_they_pay)
+{
+	cr_assert_not(run_hint_trial(0, 20000));
+}
+
+/* Sweeps of 4 KiB reads never run the trial: every one of them hints. */
+Test(vq, large_reads_always_hint)
+{
+	e.t.ops = &fake_model_pf_ops;
+	make_q(true, -1);
+	for (unsigned s = 0; s < 2 * PMD_VQ_TUNE_WINDOWS * FG_TRIAL_WINDOW_SERVED / 5; s++) {
+		e.m.npf = 0;
+		for (unsigned k = 0; k < 5; k++)
+			fg_env_post_read(&e, QSZ, k, 8 * k, 4096);
+		cr_assert_eq(pmd_vq_sweep(q, 0, &scratch), 5);
+		cr_assert_gt(e.m.npf, 0, "sweep %u gave no hint", s);
+	}
+	cr_assert_eq(q->st.hint_trials, 0);
+	cr_assert_not(pmd_vq_tune_measuring(&q->tune));
+}
+
 /*
  * A read is handed over as prefetched only when its whole hint went out: one
  * alone (QD1) is not, nor a write, nor a read whose first part was hinted by

@@ -1067,6 +1067,46 @@ Test(vqp, small_reads_make_the_look_ahead_reach_further)
 	cr_assert_not(q->broken);
 }
 
+/* Five 512 B reads posted and swept: used in order with their length; the sum of their offsets. */
+static uint64_t sweep_five_small(void)
+{
+	struct vring_packed_desc d[3];
+
+	for (uint16_t k = 0; k < 5; k++) {
+		req_descs(d, k, VIRTIO_BLK_T_IN, 8 * (k + 1), FG_REQ_DATA(k), 512);
+		post_descs(d, 3, k);
+	}
+	cr_assert_eq(pmd_vq_sweep(q, 1, &scratch), 5);
+	for (uint16_t k = 0; k < 5; k++)
+		expect_used(k, 513);
+	return 4096 * (1 + 2 + 3 + 4 + 5);
+}
+
+/*
+ * The hint trial on a packed ring (fg_run_hint_trial()), the model's costs
+ * as given: the look-ahead's cursor starts over each time hints come back.
+ */
+static bool run_hint_trial(uint64_t pf_spin_ns, uint64_t cold_spin_ns)
+{
+	use_pf_model();
+	fm.pf_spin_ns = pf_spin_ns;
+	fm.cold_spin_ns = cold_spin_ns;
+	make_q(true, -1);
+	return fg_run_hint_trial(q, &fm, sweep_five_small);
+}
+
+/* Hints that cost more than they save (the model's prefetch is slow): the trial turns them off. */
+Test(vqp, hint_trial_turns_hints_off_where_they_cost)
+{
+	cr_assert(run_hint_trial(20000, 0));
+}
+
+/* Copies that wait without hints (unhinted reads are slow): the trial keeps them on. */
+Test(vqp, hint_trial_keeps_hints_where_they_pay)
+{
+	cr_assert_not(run_hint_trial(0, 20000));
+}
+
 /* Chain 1 rewritten while chain 0 is served (a driver breaking the rules). */
 static void rewrite_chain_1(struct fake_model *m, void *arg)
 {
