@@ -904,13 +904,13 @@ static bool run_hint_trial(uint64_t pf_spin_ns, uint64_t cold_spin_ns)
 /* Hints that cost more than they save (the model's prefetch is slow): the trial turns them off. */
 Test(vq, hint_trial_turns_hints_off_where_they_cost)
 {
-	cr_assert(run_hint_trial(20000, 0));
+	cr_assert(run_hint_trial(100000, 0));
 }
 
 /* Copies that wait without hints (unhinted reads are slow): the trial keeps them on. */
 Test(vq, hint_trial_keeps_hints_where_they_pay)
 {
-	cr_assert_not(run_hint_trial(0, 20000));
+	cr_assert_not(run_hint_trial(0, 100000));
 }
 
 /* Sweeps of 4 KiB reads never run the trial: every one of them hints. */
