@@ -241,15 +241,11 @@ static inline void pmd_vq_hint_forget(struct pmd_vq *q)
  */
 static inline void pmd_vq_tune_follow(struct pmd_vq *q, uint64_t t0, unsigned n)
 {
-	unsigned did = pmd_vq_tune_sweep(&q->tune, t0 != 0 ? rte_rdtsc() - t0 : 0, n);
-
-	if (likely(did == 0))
+	if (likely(!pmd_vq_tune_sweep(&q->tune, t0 != 0 ? rte_rdtsc() - t0 : 0, n)))
 		return;
-	if (did & PMD_VQ_TUNE_DECIDED) {
-		PMD_CTR_INC(q->st.hint_trials);
-		if (q->tune.off)
-			PMD_CTR_INC(q->st.hint_trials_off);
-	}
+	PMD_CTR_INC(q->st.hint_trials);
+	if (q->tune.off)
+		PMD_CTR_INC(q->st.hint_trials_off);
 }
 
 /*

@@ -22,8 +22,8 @@
  * of large requests always hint: a 4 KiB read's hints are worth far more
  * than the trial could find.  Large sweeps neither count nor advance it.
  *
- * Units: TSC ticks, requests.  May touch: the tuner state it is given and
- * the queue counters it is given; no clock (the caller measures).
+ * Units: TSC ticks, requests.  May touch: the tuner state it is given only;
+ * no clock (the caller measures).
  */
 #ifndef PMD_VQ_TUNE_H
 #define PMD_VQ_TUNE_H
@@ -37,10 +37,6 @@
 #define PMD_VQ_TUNE_MARGIN_PCT 3u
 /* 128 trials' worth: at most 1/256 of the requests are served the slower way */
 #define PMD_VQ_TUNE_PERIOD_REQS (1u << 20)
-
-/* What pmd_vq_tune_sweep() did (bits). */
-#define PMD_VQ_TUNE_CHANGED 1u /* the hint setting of the next small sweeps changed */
-#define PMD_VQ_TUNE_DECIDED 2u /* a trial ended (its outcome in .off) */
 
 struct pmd_vq_tune {
 	uint64_t ticks; /* of the window in progress, so far */
@@ -108,42 +104,37 @@ static inline void pmd_vq_tune_decide(struct pmd_vq_tune *t)
 
 /*
  * A small sweep served n requests in ticks (read only while
- * pmd_vq_tune_measuring(); 0 otherwise).  Returns PMD_VQ_TUNE_* bits.
+ * pmd_vq_tune_measuring(); 0 otherwise).  True when it ended a trial (its
+ * outcome in .off); pmd_vq_tune_hint() says what the next sweeps do.
  */
-static inline unsigned pmd_vq_tune_sweep(struct pmd_vq_tune *t, uint64_t ticks, unsigned n)
+static inline bool pmd_vq_tune_sweep(struct pmd_vq_tune *t, uint64_t ticks, unsigned n)
 {
-	const bool before = pmd_vq_tune_hint(t);
-	unsigned did = 0;
-
 	if (!pmd_vq_tune_measuring(t)) {
 		if (t->until > n) {
 			t->until -= n;
-			return 0;
+			return false;
 		}
 		*t = (struct pmd_vq_tune){.window = 0, .off = t->off};
-	} else {
-		if (n < PMD_VQ_TUNE_MIN_SWEEP)
-			return 0;
-		if (!t->warm) {
-			t->warm = true;
-			return 0;
-		}
-		t->ticks += ticks;
-		t->reqs += n;
-		if (t->reqs < PMD_VQ_TUNE_WINDOW_REQS)
-			return 0;
-		t->rate[t->window] = (t->ticks << 8) / t->reqs;
-		t->ticks = 0;
-		t->reqs = 0;
-		t->warm = false;
-		if (++t->window == PMD_VQ_TUNE_WINDOWS) {
-			pmd_vq_tune_decide(t);
-			did |= PMD_VQ_TUNE_DECIDED;
-		}
+		return false;
 	}
-	if (pmd_vq_tune_hint(t) != before)
-		did |= PMD_VQ_TUNE_CHANGED;
-	return did;
+	if (n < PMD_VQ_TUNE_MIN_SWEEP)
+		return false;
+	if (!t->warm) {
+		t->warm = true;
+		return false;
+	}
+	t->ticks += ticks;
+	t->reqs += n;
+	if (t->reqs < PMD_VQ_TUNE_WINDOW_REQS)
+		return false;
+	t->rate[t->window] = (t->ticks << 8) / t->reqs;
+	t->ticks = 0;
+	t->reqs = 0;
+	t->warm = false;
+	if (++t->window < PMD_VQ_TUNE_WINDOWS)
+		return false;
+	pmd_vq_tune_decide(t);
+	return true;
 }
 
 #endif /* PMD_VQ_TUNE_H */

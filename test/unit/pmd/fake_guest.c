@@ -71,19 +71,21 @@ static struct fake_model *to_fake(struct fm_model *m)
 	return FM_MODEL_CONTAINER(m, struct fake_model, base);
 }
 
-/* Busy for ns nanoseconds (CLOCK_MONOTONIC). */
-static void fake_spin(uint64_t ns)
+uint64_t fg_now_ns(void)
 {
 	struct timespec ts;
-	uint64_t end;
 
-	if (ns == 0)
-		return;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	end = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec + ns;
-	do
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-	while ((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec < end);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Busy for ns nanoseconds. */
+static void fake_spin(uint64_t ns)
+{
+	const uint64_t end = fg_now_ns() + ns;
+
+	while (ns != 0 && fg_now_ns() < end)
+		;
 }
 
 static enum fm_status fake_submit(struct fm_model *model, const struct fm_req *req, uint64_t now_ns,

@@ -28,6 +28,9 @@ struct fake_guest {
 	uint8_t *b;
 };
 
+/* CLOCK_MONOTONIC in nanoseconds. */
+uint64_t fg_now_ns(void);
+
 void fg_init(struct fake_guest *g);
 void fg_fini(struct fake_guest *g);
 /* Host address of a guest physical address inside a region (test helper). */

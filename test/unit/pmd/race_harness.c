@@ -3,7 +3,6 @@
 #include <criterion/criterion.h>
 #include <poll.h>
 #include <pthread.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "race_harness.h"
@@ -15,19 +14,11 @@ static struct {
 	bool stop;
 } rp;
 
-uint64_t race_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static void *race_poller(void *arg)
 {
 	(void)arg;
 	while (!__atomic_load_n(&rp.stop, __ATOMIC_ACQUIRE))
-		pmd_vq_sweep(rp.q, race_now_ns(), rp.scratch);
+		pmd_vq_sweep(rp.q, fg_now_ns(), rp.scratch);
 	return NULL;
 }
 

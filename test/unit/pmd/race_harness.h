@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "fake_guest.h" /* fg_now_ns(): the clock the poller sweeps with */
 #include "pmd/vq.h"
 
 /* What a driver saw in one run. */
@@ -19,8 +20,6 @@ struct race_result {
 	unsigned lost;	/* of those, no call within 2 s while the awaited entry was published */
 };
 
-/* CLOCK_MONOTONIC in nanoseconds: the clock the poller sweeps with. */
-uint64_t race_now_ns(void);
 /* Start sweeping q (scratch: its chain buffer) on a thread of its own; one at a time. */
 void race_poller_start(struct pmd_vq *q, struct pmd_chain *scratch);
 /* Stop that thread and wait for it: q is the test's again. */

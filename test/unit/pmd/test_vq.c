@@ -449,11 +449,11 @@ static struct race_result race_drive(bool fence, unsigned min_reads, unsigned ma
 	struct race_result r = {0, 0};
 	uint16_t last = 0;
 	unsigned done = 0;
-	uint64_t end = race_now_ns() + run_ns;
+	uint64_t end = fg_now_ns() + run_ns;
 
 	for (unsigned i = 0; i < 4; i++)
 		fg_env_post_read(&e, QSZ, i, i, 512);
-	while (done < max_reads && race_now_ns() < end && r.lost == 0 &&
+	while (done < max_reads && fg_now_ns() < end && r.lost == 0 &&
 	       (done < min_reads ||
 		__atomic_load_n(&q->st.calls_late, __ATOMIC_RELAXED) < enough_late)) {
 		uint16_t u = __atomic_load_n(&e.r.used->idx, __ATOMIC_ACQUIRE);

@@ -1274,11 +1274,11 @@ static struct race_result race_drive(enum race_mode m, bool fence, unsigned min_
 {
 	struct race_result r = {0, 0};
 	unsigned done = 0;
-	uint64_t end = race_now_ns() + run_ns;
+	uint64_t end = fg_now_ns() + run_ns;
 
 	for (uint16_t id = 0; id < 4; id++)
 		post_rw(id, VIRTIO_BLK_T_IN, id);
-	while (done < max_reads && race_now_ns() < end && r.lost == 0 &&
+	while (done < max_reads && fg_now_ns() < end && r.lost == 0 &&
 	       (done < min_reads ||
 		__atomic_load_n(&q->st.calls_late, __ATOMIC_RELAXED) < enough_late)) {
 		uint16_t id;
