@@ -422,6 +422,35 @@ int pmd_iff_take(struct pmd_iff *f, struct pmd_iff *to, uint16_t qid, pid_t fron
 	return 1;
 }
 
+/* Is [qid's area] of f a packed queue area of bytes?  Its size, or 0. */
+static uint64_t iff_area_bytes(const struct pmd_iff *f, uint16_t qid, uint64_t bytes)
+{
+	uint64_t qbytes;
+
+	if (f == NULL || !f->t.packed || qid >= f->t.num_queues)
+		return 0;
+	qbytes = pmd_inflight_packed_queue_bytes(f->t.queue_size);
+	return bytes == qbytes ? qbytes : 0;
+}
+
+int pmd_iff_get_area(const struct pmd_iff *f, uint16_t qid, void *area, uint64_t bytes)
+{
+	uint64_t qbytes = iff_area_bytes(f, qid, bytes);
+
+	if (qbytes == 0)
+		return -EINVAL;
+	return pread(f->fd, area, qbytes, (off_t)(qid * qbytes)) == (ssize_t)qbytes ? 0 : -EIO;
+}
+
+int pmd_iff_put_area(struct pmd_iff *to, uint16_t qid, const void *area, uint64_t bytes)
+{
+	uint64_t qbytes = iff_area_bytes(to, qid, bytes);
+
+	if (qbytes == 0)
+		return -EINVAL;
+	return iff_pwrite(to->fd, area, qbytes, qid * qbytes);
+}
+
 int pmd_iff_adopt(struct pmd_iff_orphans *o, struct pmd_iff *to, uint16_t qid, pid_t frontend,
 		  uint16_t set_base, uint64_t ring_gpa, char *from, size_t fromlen)
 {

@@ -144,6 +144,15 @@ int pmd_iff_adopt(struct pmd_iff_orphans *o, struct pmd_iff *to, uint16_t qid, p
 int pmd_iff_take(struct pmd_iff *f, struct pmd_iff *to, uint16_t qid, pid_t frontend,
 		 uint16_t set_base, uint64_t ring_gpa);
 
+/*
+ * Read queue qid's area of f into area / write area as queue qid's area of
+ * to (bytes long: one packed queue area of the file's queue size; pread and
+ * pwrite, so a file the frontend shrank cannot fault femud).  0, -EINVAL
+ * (not such an area), or -errno.
+ */
+int pmd_iff_get_area(const struct pmd_iff *f, uint16_t qid, void *area, uint64_t bytes);
+int pmd_iff_put_area(struct pmd_iff *to, uint16_t qid, const void *area, uint64_t bytes);
+
 /* Close every orphan (their files stay for a later femud). */
 void pmd_iff_orphans_close(struct pmd_iff_orphans *o);
 

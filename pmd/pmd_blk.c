@@ -108,6 +108,13 @@ struct pmd_conn {
 	bool superseded;  /* a newer connection took over its rings: no queue starts again */
 	int sock_fd;	  /* its accepted socket (from the connect hook), -1: unknown */
 	uint64_t claimed; /* queues it drives: started, and not given back (queue_claim) */
+	/*
+	 * Per packed queue started with dirty logging from a region its
+	 * frontend brought back: that queue's area as it was then (malloc'd,
+	 * inflight_qsize entries), for a destination that starts the same ring
+	 * while this connection still drives it (inflight_take_stale_source).
+	 */
+	void *back_area[PMD_MAX_QUEUES];
 	uint64_t waiting; /* queues enabled while another connection drove them (queue_claim) */
 	struct pmd_vq *vq[PMD_MAX_QUEUES];
 	struct pmd_ring_id ring[PMD_MAX_QUEUES]; /* avail ring of each running queue */
@@ -272,6 +279,34 @@ static bool inflight_adopted_ok(struct pmd_conn *c, uint16_t qid, const struct p
 	return false;
 }
 
+static void back_area_forget(struct pmd_conn *c, uint16_t qid)
+{
+	free(c->back_area[qid]);
+	c->back_area[qid] = NULL;
+}
+
+/*
+ * Queue qid of c starts, with dirty logging, from a region its frontend
+ * brought back (femud died while it ran): keep its area as it is now.  A
+ * migration source does that when it reconnects after the switch-over,
+ * with its guest stopped (QEMU restarts a started device's queues on
+ * reconnect): what it then serves goes to memory the destination never
+ * sees, so the destination must start from this area, not from the one
+ * this queue goes on to write.  Only from femud's own files (a region of
+ * the frontend's is not named); without memory or on a read error nothing
+ * is kept (the destination then starts where this queue got to).
+ */
+static void back_area_keep(struct pmd_conn *c, uint16_t qid)
+{
+	uint64_t bytes = pmd_inflight_packed_queue_bytes(c->inflight_qsize);
+
+	back_area_forget(c, qid);
+	if (c->iff == NULL || (c->back_area[qid] = malloc(bytes)) == NULL)
+		return;
+	if (pmd_iff_get_area(c->iff, qid, c->back_area[qid], bytes) != 0)
+		back_area_forget(c, qid);
+}
+
 /*
  * Inflight tracking: on when the frontend shared an inflight region for this
  * vring.  After a reconnect rte_vhost lists the requests the previous
@@ -316,6 +351,8 @@ static bool queue_setup_inflight(struct pmd_conn *c, uint16_t qid, struct pmd_vq
 			/* the region knows where the previous backend's used position stood */
 			s->last_avail = la;
 			s->last_used = lu;
+			if (s->log && !(c->adopted & (1ULL << qid)))
+				back_area_keep(c, qid);
 		}
 	}
 	rs = ri.resubmit_inflight;
@@ -1098,6 +1135,48 @@ static int inflight_take_live(struct pmd_conn *c, uint16_t qid, char *from, size
 }
 
 /*
+ * c starts queue qid on a new region while another connection of the
+ * device drives the same ring from a region its frontend brought back,
+ * with dirty logging (back_area_keep): that is a migration's source that
+ * reconnected after the switch-over, its guest stopped, since at the
+ * switch-over a source gives its queues back (GET_VRING_BASE) before the
+ * destination starts them.  Its connection stops for good, without writing
+ * to its memory (its requests went to a guest that runs elsewhere now), and
+ * c takes the area it brought back: 1; 0 when there is no such connection,
+ * -errno when the copy failed.
+ */
+static int inflight_take_stale_source(struct pmd_conn *c, uint16_t qid, char *from, size_t fromlen)
+{
+	struct pmd_conn *o;
+
+	for (int vid = 0; (o = dev_conn_next(c->dev, c, &vid)) != NULL;) {
+		int rc;
+
+		if (o->back_area[qid] == NULL || o->vq[qid] == NULL ||
+		    o->inflight_qsize != c->inflight_qsize ||
+		    o->ring_gpa[qid] != c->ring_gpa[qid] || o->ring_gpa[qid] == 0 ||
+		    o->set_base[qid] != c->set_base[qid] || (o->pid != 0 && o->pid == c->pid))
+			continue;
+		rc = pmd_iff_put_area(c->iff, qid, o->back_area[qid],
+				      pmd_inflight_packed_queue_bytes(o->inflight_qsize));
+		snprintf(from, fromlen, "the area connection %d brought back", o->vid);
+		if (rc != 0)
+			return rc;
+		PMD_LOG(WARNING,
+			"%s queue %u (connection %d): connection %d drives the same ring from the "
+			"area its frontend brought back, with dirty logging (a migration's source "
+			"started again after the switch-over); its queues stop for good, without "
+			"writing to its memory",
+			c->dev->path, qid, c->vid, o->vid);
+		if (o->iff != NULL)
+			pmd_iff_queue_returned(o->iff, qid);
+		conn_supersede(o);
+		return 1;
+	}
+	return 0;
+}
+
+/*
  * Before rte_vhost reads queue qid's inflight area (SET_VRING_KICK): a
  * packed queue that starts on a new region of femud's takes over the area
  * an earlier femud left for the same ring, whose frontend never learned
@@ -1116,6 +1195,8 @@ static void inflight_adopt(struct pmd_conn *c, uint16_t qid)
 			   c->ring_gpa[qid], from, sizeof(from));
 	if (rc == 0)
 		rc = inflight_take_live(c, qid, from, sizeof(from));
+	if (rc == 0)
+		rc = inflight_take_stale_source(c, qid, from, sizeof(from));
 	if (rc == 1) {
 		c->adopted |= 1ULL << qid;
 		PMD_LOG(NOTICE,
@@ -1256,6 +1337,7 @@ static enum rte_vhost_msg_result pre_msg_run(int vid, void *arg)
 			if (c->iff != NULL)
 				pmd_iff_queue_returned(c->iff, (uint16_t)msg->payload.state.index);
 			c->adopted &= ~(1ULL << msg->payload.state.index);
+			back_area_forget(c, (uint16_t)msg->payload.state.index);
 			/* the frontend took the queue's index: another one may drive it now */
 			conn_release(c, 1ULL << msg->payload.state.index);
 		}
@@ -1498,6 +1580,8 @@ static void conn_drop(struct pmd_conn *c, bool frontend_gone)
 	} else {
 		pmd_iff_close(c->iff, frontend_gone || !pmd_iff_running(c->iff));
 	}
+	for (uint16_t k = 0; k < PMD_MAX_QUEUES; k++)
+		back_area_forget(c, k);
 	memfault_report_pending();	 /* a fault of its last sweep, logged while c is known */
 	pmd_memfault_unregister(c->vid); /* rte_vhost unmaps guest memory after this */
 	c->dev->stats.live_conns--;

@@ -45,7 +45,10 @@
 # With --packed the destination's queue must start where the killed femud
 # left the ring, a position QEMU never learned (the source lost its backend
 # before the switch-over and migrates the base it last set): the restarted
-# femud takes it from the inflight file the killed one left in /dev/shm.
+# femud takes it from the inflight file the killed one left in /dev/shm, or,
+# where the source reconnected and started its queue again from that file
+# (QEMU restarts a started device on reconnect, its guest stopped or not;
+# here at times), from that file as the source brought it back.
 # GM_KEEP=DIR keeps the logs.
 # --backend qsd runs the same migrations against qemu-storage-daemon (two
 # raw images, two exports of each: QEMUs alternate between them) to compare

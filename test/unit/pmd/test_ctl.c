@@ -1051,6 +1051,8 @@ static int get_inflight_fd(void)
 	return c.fds[0];
 }
 
+static void packed_queue0_starts_at(uint16_t base);
+
 /*
  * A packed frontend's queue 0 starts as QEMU starts it: GET/SET_INFLIGHT_FD
  * (the region mapped as rte_vhost would), SET_VRING_BASE base, SET_VRING_ADDR
@@ -1060,8 +1062,7 @@ static struct rte_vhost_inflight_info_packed *packed_queue_starts(uint16_t base)
 {
 	uint64_t bytes = 2 * pmd_inflight_packed_queue_bytes(QSZ);
 	struct rte_vhost_inflight_info_packed *region;
-	struct pmd_vhu_ctx c;
-	int fd, dup, kick = eventfd(0, EFD_CLOEXEC);
+	int fd, dup;
 
 	/* negotiated before the region is asked for: its layout follows them */
 	ut_features = (1ULL << VIRTIO_F_RING_PACKED) | (1ULL << VIRTIO_RING_F_EVENT_IDX);
@@ -1075,6 +1076,20 @@ static struct rte_vhost_inflight_info_packed *packed_queue_starts(uint16_t base)
 	cr_assert_neq(region, MAP_FAILED);
 	close(dup);
 	ut_vrings[0].inflight_packed = region;
+	packed_queue0_starts_at(base);
+	return region;
+}
+
+/*
+ * Queue 0 of ut_vid starts on the region already mapped as rte_vhost's:
+ * SET_VRING_BASE base, SET_VRING_ADDR with the ring at PK_GPA,
+ * SET_VRING_KICK, enable.
+ */
+static void packed_queue0_starts_at(uint16_t base)
+{
+	struct pmd_vhu_ctx c;
+	int kick = eventfd(0, EFD_CLOEXEC);
+
 	ut_vrings[0].last_avail = ut_vrings[0].last_used = base;
 	cr_assert_eq(hook(true, VHU_SET_VRING_BASE, 0), RTE_VHOST_MSG_RESULT_NOT_HANDLED);
 	ctx_init(&c, VHU_SET_VRING_BASE);
@@ -1093,7 +1108,6 @@ static struct rte_vhost_inflight_info_packed *packed_queue_starts(uint16_t base)
 	cr_assert_eq(ut_dev_ops->vring_state_changed(ut_vid, 0, 1), 0);
 	cr_assert_not_null(ut_queue(0));
 	cr_assert(ut_queue(0)->packed);
-	return region;
 }
 
 static void region_unmap(struct rte_vhost_inflight_info_packed *region)
@@ -1334,6 +1348,71 @@ Test(ctl, a_packed_queue_takes_its_position_from_a_file_brought_back_unstarted)
 	region_unmap(region);
 	ut_dev_ops->destroy_connection(ut_vid);
 	ut_dev_ops->destroy_connection(ut_vid2);
+	ut_vid = ut_vid2;
+	ut_vid2 = -1;
+}
+
+/*
+ * The same race when the source reconnects after the switch-over, its guest
+ * stopped, and starts its queue again from its file with dirty logging still
+ * on (as QEMU restarts a started device on reconnect), serving what its stale
+ * ring holds; the destination then starts the ring on a new region.  The
+ * source's queue stops for good, and the destination starts from the area as
+ * the source brought it back: the earlier femud's position and the request
+ * in flight there, not the position the source went on to.
+ */
+Test(ctl, a_destination_takes_the_area_a_restarted_stale_source_brought_back)
+{
+	uint64_t bytes = 2 * pmd_inflight_packed_queue_bytes(QSZ);
+	struct rte_vhost_inflight_info_packed *region, *back;
+	char other[PATH_MAX];
+	unsigned abandoned, kept;
+	int fd;
+
+	earlier_femud_served_43(other, sizeof(other));
+	/* the source: its file back, its queue started again, logging */
+	cr_assert_eq(ut_dev_ops->new_connection(ut_vid), 0);
+	fd = open(other, O_RDWR);
+	cr_assert_geq(fd, 0);
+	set_inflight_fd_of(fd, bytes, QSZ);
+	back = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	cr_assert_neq(back, MAP_FAILED);
+	close(fd);
+	ut_vrings[0].inflight_packed = back;
+	ut_vrings[0].vr.callfd = ut_vrings[0].vr.kickfd = -1;
+	ut_features |= LOG_ALL;
+	packed_queue0_starts_at(PK_BASE);
+	cr_assert(ut_queue(0)->log);
+	cr_assert_eq(ut_queue(0)->last_avail, 46 % QSZ, "from the file it brought back");
+	/* it serves its stale ring: its area moves on, its request completed */
+	back->old_used_idx = back->used_idx = 50 % QSZ;
+	back->desc[5].inflight = 0;
+	abandoned = ut_nabandoned;
+
+	/* the destination starts the ring on a new region */
+	ut_vid2 = ut_vid;
+	ut_vid = ut_vid2 + 1;
+	cr_assert_eq(ut_dev_ops->new_connection(ut_vid), 0);
+	ut_vrings[0].vr.callfd = ut_vrings[0].vr.kickfd = -1;
+	region = packed_queue_starts(PK_BASE);
+	cr_assert_not_null(strstr(ut_log, "started again after the switch-over"), "%s", ut_log);
+	cr_assert_eq(ut_nabandoned, abandoned + 1, "the source's queue stopped, nothing posted");
+	cr_assert_eq(ut_queue(0)->vid, ut_vid);
+	cr_assert_eq(ut_queue(0)->last_avail, 46 % QSZ, "where the earlier femud stood");
+	cr_assert_eq(ut_queue(0)->pk.avail_wrap, (46 / QSZ) % 2 ? 0 : 1);
+	cr_assert_eq(region->old_used_idx, 46 % QSZ);
+	cr_assert_eq(region->desc[5].inflight, 1, "the request in flight comes along");
+	cr_assert_eq(region->desc[5].addr, FG_REQ_HDR(0));
+	cr_assert_eq(hook(true, VHU_GET_VRING_BASE, 0), RTE_VHOST_MSG_RESULT_NOT_HANDLED);
+	region_unmap(region);
+	munmap(back, bytes);
+	/* the source, superseded, never drives the ring again, and leaves nothing behind */
+	kept = log_count("kept for a frontend");
+	ut_dev_ops->destroy_connection(ut_vid2);
+	cr_assert_eq(log_count("kept for a frontend"), kept, "%s", ut_log);
+	cr_assert_eq(iff_files(NULL, 0), 1, "the destination's file only");
+	ut_dev_ops->destroy_connection(ut_vid);
+	cr_assert_eq(iff_files(NULL, 0), 0);
 	ut_vid = ut_vid2;
 	ut_vid2 = -1;
 }

@@ -436,3 +436,48 @@ Test(inflight_file, a_split_rings_file_is_never_kept)
 	cr_assert_eq(pmd_iff_orphans_scan(dir, SOCK, &o), 0);
 	cr_assert_eq(files_in_dir(), 0, "removed by the next femud");
 }
+
+/*
+ * A queue area read from one file and written to another lands as queue
+ * qid's area there, byte for byte, the other queue untouched; a size that is
+ * not the file's area, a queue past its queues or a split ring's file is
+ * refused before anything is read or written.
+ */
+Test(inflight_file, a_queue_area_moves_between_files_whole_or_not_at_all)
+{
+	uint64_t q = pmd_inflight_packed_queue_bytes(QSZ);
+	int fd_a, fd_b, fd_s;
+	struct pmd_iff *a = make(NEW_PID, true, QSZ, &fd_a),
+		       *b = make(NEW_PID + 1, true, QSZ, &fd_b);
+	struct pmd_iff *split = make(NEW_PID + 2, false, QSZ, &fd_s);
+	struct rte_vhost_inflight_info_packed *src = area(fd_a, 1, QSZ), *dst, *other;
+	uint8_t *buf = malloc(q);
+
+	cr_assert_not_null(buf);
+	src->old_used_idx = 5;
+	src->old_used_wrap_counter = 0;
+	src->desc[3].inflight = 1;
+	src->desc[3].addr = 0x1234;
+	cr_assert_eq(pmd_iff_get_area(a, 1, buf, q), 0);
+	cr_assert_eq(memcmp(buf, src, q), 0);
+	cr_assert_eq(pmd_iff_put_area(b, 1, buf, q), 0);
+	dst = area(fd_b, 1, QSZ);
+	other = area(fd_b, 0, QSZ);
+	cr_assert_eq(memcmp(dst, src, q), 0);
+	cr_assert_eq(other->old_used_idx, 0, "queue 0 of the other file untouched");
+	cr_assert_eq(other->desc[3].inflight, 0);
+	cr_assert_eq(pmd_iff_get_area(a, 1, buf, q - 1), -EINVAL);
+	cr_assert_eq(pmd_iff_put_area(b, 2, buf, q), -EINVAL);
+	cr_assert_eq(pmd_iff_get_area(NULL, 0, buf, q), -EINVAL);
+	cr_assert_eq(pmd_iff_put_area(split, 0, buf, q), -EINVAL);
+	munmap_area(src, 1, QSZ);
+	munmap_area(dst, 1, QSZ);
+	munmap_area(other, 0, QSZ);
+	free(buf);
+	pmd_iff_close(a, true);
+	pmd_iff_close(b, true);
+	pmd_iff_close(split, true);
+	close(fd_a);
+	close(fd_b);
+	close(fd_s);
+}
