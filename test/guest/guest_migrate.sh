@@ -213,6 +213,18 @@ start_qemu() {
 	QPIDS[k]=$!
 }
 
+# quit_qemu K WHAT: QMP quit to QEMU K, and its process gone within 60 s
+# (a QEMU that hangs on the way out fails here, with femud's log, instead of
+# holding the test until meson's timeout kills it without a word)
+quit_qemu() {
+	local end=$((SECONDS + 60))
+	qmp "$T/qmp$1" quit
+	while kill -0 "${QPIDS[$1]}" 2>/dev/null && [ "$SECONDS" -lt "$end" ]; do sleep 0.2; done
+	kill -0 "${QPIDS[$1]}" 2>/dev/null &&
+		fail "$2: QEMU $1 did not end in 60 s after quit: $(tail -5 "$T/err$1")"
+	wait "${QPIDS[$1]}" 2>/dev/null
+}
+
 # rounds K: rounds reported ok by QEMU K so far
 rounds() { grep -c " ok " "$T/prog$1"; }
 # wait_round K N WHAT: QEMU K reports round N+1 or later (one more than N passed there)
@@ -309,8 +321,7 @@ migrate_to_new() {
 	out=$(qmp "$T/qmp$1" migrate "unix:$T/mig$2" 300) || fail "$3: $out"
 	echo "$3 ($1 -> $2): $out"
 	[ "${4:-}" = compare ] && compare_ram "$1" "$2" "$3"
-	qmp "$T/qmp$1" quit
-	wait "${QPIDS[$1]}" 2>/dev/null
+	quit_qemu "$1" "$3"
 }
 # queues_started N: within N tenths of a second every disk's queue 0 started
 # on this femud without dirty logging: the destination's, after the switch-over
@@ -371,8 +382,7 @@ if [ -n "$GM_FEMUD_KILL" ] && [ "$BACKEND" = femud ]; then
 		# QEMU 7.2's stopped source starts its queues again on a new femud
 		# and has them served into its own memory (docs/design.md, Limits):
 		# it ends before femud comes back, as libvirt ends it
-		qmp "$T/qmp$cur" quit
-		wait "${QPIDS[cur]}" 2>/dev/null
+		quit_qemu "$cur" "the source before femud's restart"
 	fi
 	start_femud "${DEVS[@]}"
 	if [ "$rc" = 0 ]; then
@@ -382,8 +392,7 @@ if [ -n "$GM_FEMUD_KILL" ] && [ "$BACKEND" = femud ]; then
 		# still take the ring's position from that file
 		if qemu_at_least 9 1; then
 			[ -n "$GM_PACKED" ] && sleep 3
-			qmp "$T/qmp$cur" quit
-			wait "${QPIDS[cur]}" 2>/dev/null
+			quit_qemu "$cur" "the source after femud's restart"
 		fi
 		cur=$k
 		n=0
