@@ -399,29 +399,6 @@ static bool iff_same_ring(const struct pmd_iff *f, const struct pmd_iff *to, uin
 	       q->set_base == set_base && q->ring_gpa == ring_gpa && ring_gpa != 0;
 }
 
-int pmd_iff_take(struct pmd_iff *f, struct pmd_iff *to, uint16_t qid, pid_t frontend,
-		 uint16_t set_base, uint64_t ring_gpa)
-{
-	uint64_t qbytes;
-	void *area;
-	int rc;
-
-	if (f == NULL || f == to || !iff_same_ring(f, to, qid, frontend, set_base, ring_gpa))
-		return 0;
-	qbytes = pmd_inflight_packed_queue_bytes(to->t.queue_size);
-	area = malloc(qbytes);
-	if (area == NULL)
-		return -ENOMEM;
-	rc = pread(f->fd, area, qbytes, (off_t)(qid * qbytes)) == (ssize_t)qbytes ? 0 : -EIO;
-	if (rc == 0)
-		rc = iff_pwrite(to->fd, area, qbytes, qid * qbytes);
-	free(area);
-	if (rc != 0)
-		return rc;
-	pmd_iff_queue_returned(f, qid);
-	return 1;
-}
-
 /* Is [qid's area] of f a packed queue area of bytes?  Its size, or 0. */
 static uint64_t iff_area_bytes(const struct pmd_iff *f, uint16_t qid, uint64_t bytes)
 {
@@ -449,6 +426,29 @@ int pmd_iff_put_area(struct pmd_iff *to, uint16_t qid, const void *area, uint64_
 	if (qbytes == 0)
 		return -EINVAL;
 	return iff_pwrite(to->fd, area, qbytes, qid * qbytes);
+}
+
+int pmd_iff_take(struct pmd_iff *f, struct pmd_iff *to, uint16_t qid, pid_t frontend,
+		 uint16_t set_base, uint64_t ring_gpa)
+{
+	uint64_t qbytes;
+	void *area;
+	int rc;
+
+	if (f == NULL || f == to || !iff_same_ring(f, to, qid, frontend, set_base, ring_gpa))
+		return 0;
+	qbytes = pmd_inflight_packed_queue_bytes(to->t.queue_size);
+	area = malloc(qbytes);
+	if (area == NULL)
+		return -ENOMEM;
+	rc = pmd_iff_get_area(f, qid, area, qbytes);
+	if (rc == 0)
+		rc = pmd_iff_put_area(to, qid, area, qbytes);
+	free(area);
+	if (rc != 0)
+		return rc;
+	pmd_iff_queue_returned(f, qid);
+	return 1;
 }
 
 int pmd_iff_adopt(struct pmd_iff_orphans *o, struct pmd_iff *to, uint16_t qid, pid_t frontend,
