@@ -387,12 +387,14 @@ void pmd_iff_orphan_keep(struct pmd_iff_orphans *o, struct pmd_iff *f)
 	o->f[o->n++] = f;
 }
 
-/* Is queue qid of f (an orphan or a live file) the ring a frontend starts as described? */
-static bool iff_same_ring(const struct pmd_iff *f, const struct pmd_iff *to, uint16_t qid,
-			  pid_t frontend, uint16_t set_base, uint64_t ring_gpa)
+bool pmd_iff_same_ring(const struct pmd_iff *f, const struct pmd_iff *to, uint16_t qid,
+		       pid_t frontend, uint16_t set_base, uint64_t ring_gpa)
 {
-	const struct iff_queue *q = &f->t.q[qid];
+	const struct iff_queue *q;
 
+	if (f == NULL || to == NULL || f == to || qid >= PMD_MAX_QUEUES)
+		return false;
+	q = &f->t.q[qid];
 	return f->t.packed && to->t.packed && f->t.queue_size == to->t.queue_size &&
 	       qid < f->t.num_queues && qid < to->t.num_queues && q->running &&
 	       (f->t.frontend == 0 || frontend == 0 || f->t.frontend != (int32_t)frontend) &&
@@ -435,7 +437,7 @@ int pmd_iff_take(struct pmd_iff *f, struct pmd_iff *to, uint16_t qid, pid_t fron
 	void *area;
 	int rc;
 
-	if (f == NULL || f == to || !iff_same_ring(f, to, qid, frontend, set_base, ring_gpa))
+	if (!pmd_iff_same_ring(f, to, qid, frontend, set_base, ring_gpa))
 		return 0;
 	qbytes = pmd_inflight_packed_queue_bytes(to->t.queue_size);
 	area = malloc(qbytes);

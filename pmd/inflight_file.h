@@ -123,6 +123,15 @@ struct pmd_iff *pmd_iff_orphan_reclaim(struct pmd_iff_orphans *o, int fd);
 void pmd_iff_orphan_keep(struct pmd_iff_orphans *o, struct pmd_iff *f);
 
 /*
+ * Is queue qid of f (an orphan, or another connection's file) the ring that
+ * queue qid of frontend starts on `to` (another file) with base set_base at
+ * ring_gpa: both packed with one queue size, f's queue started and not
+ * returned, by another frontend (or one unknown), at that base and address.
+ */
+bool pmd_iff_same_ring(const struct pmd_iff *f, const struct pmd_iff *to, uint16_t qid,
+		       pid_t frontend, uint16_t set_base, uint64_t ring_gpa);
+
+/*
  * Queue qid of a connection of frontend pid starts on the new region `to`
  * (packed, queue_size entries) with base set_base on the ring at ring_gpa:
  * when an orphan's queue qid is that ring, copy its queue area (position,

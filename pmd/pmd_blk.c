@@ -1152,10 +1152,10 @@ static int inflight_take_stale_source(struct pmd_conn *c, uint16_t qid, char *fr
 	for (int vid = 0; (o = dev_conn_next(c->dev, c, &vid)) != NULL;) {
 		int rc;
 
+		/* o's file holds what its queue started with (pmd_iff_queue_started) */
 		if (o->back_area[qid] == NULL || o->vq[qid] == NULL ||
-		    o->inflight_qsize != c->inflight_qsize ||
-		    o->ring_gpa[qid] != c->ring_gpa[qid] || o->ring_gpa[qid] == 0 ||
-		    o->set_base[qid] != c->set_base[qid] || (o->pid != 0 && o->pid == c->pid))
+		    !pmd_iff_same_ring(o->iff, c->iff, qid, c->pid, c->set_base[qid],
+				       c->ring_gpa[qid]))
 			continue;
 		rc = pmd_iff_put_area(c->iff, qid, o->back_area[qid],
 				      pmd_inflight_packed_queue_bytes(o->inflight_qsize));
