@@ -213,15 +213,19 @@ start_qemu() {
 	QPIDS[k]=$!
 }
 
+# qemu_ended K SECS: QEMU K's process is gone, waiting up to SECS seconds
+qemu_ended() {
+	local end=$((SECONDS + $2))
+	while kill -0 "${QPIDS[$1]}" 2>/dev/null && [ "$SECONDS" -lt "$end" ]; do sleep 0.2; done
+	! kill -0 "${QPIDS[$1]}" 2>/dev/null
+}
+
 # quit_qemu K WHAT: QMP quit to QEMU K, and its process gone within 60 s
 # (a QEMU that hangs on the way out fails here, with femud's log, instead of
 # holding the test until meson's timeout kills it without a word)
 quit_qemu() {
-	local end=$((SECONDS + 60))
 	qmp "$T/qmp$1" quit
-	while kill -0 "${QPIDS[$1]}" 2>/dev/null && [ "$SECONDS" -lt "$end" ]; do sleep 0.2; done
-	kill -0 "${QPIDS[$1]}" 2>/dev/null &&
-		fail "$2: QEMU $1 did not end in 60 s after quit: $(tail -5 "$T/err$1")"
+	qemu_ended "$1" 60 || fail "$2: QEMU $1 did not end in 60 s after quit: $(tail -5 "$T/err$1")"
 	wait "${QPIDS[$1]}" 2>/dev/null
 }
 
@@ -443,9 +447,7 @@ fi
 
 # stop the guest (it ends after one more round) and read its verdict
 echo stop >"$T/in$cur.in"
-end=$((SECONDS + GM_ROUND_WAIT))
-while kill -0 "${QPIDS[cur]}" 2>/dev/null && [ "$SECONDS" -lt "$end" ]; do sleep 0.2; done
-if kill -0 "${QPIDS[cur]}" 2>/dev/null; then
+if ! qemu_ended "$cur" "$GM_ROUND_WAIT"; then
 	qemu_state "$cur" >&2
 	fail "the guest on QEMU $cur did not end in $GM_ROUND_WAIT s after the word to stop: $(cat "$T/prog$cur"; tail -5 "$T/err$cur")"
 fi
