@@ -49,3 +49,13 @@ void fm_data_prefetch(const void *data, uint64_t offset, uint64_t len, bool for_
 		fm_data_prefetch_l2(p, len);
 	}
 }
+
+void fm_data_prefetch_near(const void *data, uint64_t offset, uint64_t len)
+{
+	const uint8_t *p = (const uint8_t *)data + offset;
+
+	if (len > FM_DATA_PREFETCH_NEAR_MAX)
+		len = FM_DATA_PREFETCH_NEAR_MAX;
+	for (uint64_t off = 0; off < len; off += FM_DATA_LINE)
+		__builtin_prefetch(p + off, 0, 3);
+}

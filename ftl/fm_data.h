@@ -4,8 +4,9 @@
  * between a request's host-virtual segments (struct fm_req's iov) and the
  * device's data region, where byte offset o of the device lives at data + o.
  * No timing, no state.  A transport uses only fm_data_read(),
- * fm_data_read_seg() and fm_data_prefetch(), for the reads of a model with a
- * flat read region (struct fm_model's flat_read).
+ * fm_data_read_seg(), fm_data_prefetch() and fm_data_prefetch_near(), for
+ * the reads of a model with a flat read region (struct fm_model's
+ * flat_read).
  */
 #ifndef FM_DATA_H
 #define FM_DATA_H
@@ -51,6 +52,19 @@ void fm_data_zero(void *data, uint64_t offset, uint64_t len);
 #define FM_DATA_PREFETCH_WRITE_MAX 512
 #endif
 void fm_data_prefetch(const void *data, uint64_t offset, uint64_t len, bool for_write);
+
+/*
+ * The near hint of a read that is wanted next: the first
+ * FM_DATA_PREFETCH_NEAR_MAX bytes of [offset, offset + len) into the
+ * first-level cache (prefetcht0), the rest left to the hardware prefetcher,
+ * which streams a block on from its first lines.  Which of this and
+ * fm_data_prefetch()'s second-level hint is faster depends on the processor
+ * and the moment: the transport measures (pmd/vq_tune.h).
+ */
+#ifndef FM_DATA_PREFETCH_NEAR_MAX
+#define FM_DATA_PREFETCH_NEAR_MAX 512
+#endif
+void fm_data_prefetch_near(const void *data, uint64_t offset, uint64_t len);
 
 /* Cache line size assumed by the prefetches, bytes. */
 #define FM_DATA_LINE 64

@@ -177,9 +177,13 @@ pmd_blk_req_exec(const struct pmd_blk_target *t, const struct pmd_chain *c,
  * Hand the model a prefetch hint for a read or write request peeked ahead
  * (see pmd_chain_peek()) when the model has a prefetch op and the hinted
  * range lies inside the device; any other hint is ignored.  A read of a
- * model with a flat read region is hinted here (fm_data_prefetch()).
+ * model with a flat read region is hinted here: near, its first bytes into
+ * the first-level cache (fm_data_prefetch_near(): the request is served
+ * next or so), else into the second level (fm_data_prefetch()).  Other
+ * models get the range through their prefetch op either way.
  */
-void pmd_blk_req_prefetch(const struct pmd_blk_target *t, const struct pmd_chain_hint *h);
+void pmd_blk_req_prefetch(const struct pmd_blk_target *t, const struct pmd_chain_hint *h,
+			  bool near);
 
 /* Does the target's model want pmd_blk_req_idle() calls (idle op, single writer)? */
 static inline bool pmd_blk_req_wants_idle(const struct pmd_blk_target *t)

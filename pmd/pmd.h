@@ -167,7 +167,9 @@ int pmd_blk_close(struct pmd_blk *dev, bool force);
  *   late_ns_max); broken: queue stops for an unanswerable chain;
  *   resubmitted: requests replayed from the inflight region after a
  *   reconnect; hint_trials: trials of whether small requests' data hints
- *   pay (vq_tune.h), hint_trials_off: those that turned them off.
+ *   pay (vq_tune.h), hint_trials_off: those that turned them off;
+ *   near_trials: trials of whether large reads' near hints beat their
+ *   second-level ones, near_trials_near: those that took the near hints.
  */
 void pmd_blk_stats(struct pmd_blk *dev, struct pmd_dev_snap *out);
 

@@ -17,7 +17,8 @@
  *
  * Copy phases: with $FEMUD_AB_COPY=bytes the variant's phases serve no
  * queue; the poller reads that many bytes at random offsets of its first
- * queue's device through pmd_blk_req_read(), with the hints a sweep gives,
+ * queue's device through pmd_blk_req_read(), with the second-level hints a
+ * sweep of large reads gives by default (not the near ones, vq_tune.h),
  * into $FEMUD_AB_COPY_SLOTS rotating buffers (default 32), as many reads as a
  * phase has requests.  The report then reads as femud's serving rate
  * against one core's copy rate through the same path in the same speed mode.

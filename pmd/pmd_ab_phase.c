@@ -100,13 +100,13 @@ static uint64_t ab_rnd(void)
 	return ab.rnd * 2685821657736338717ull;
 }
 
-/* Hint len bytes of the read at off + from through the sweep's own hint call. */
+/* Hint len bytes of the read at off + from through the sweep's own (second-level) hint call. */
 static void ab_copy_hint(const struct pmd_blk_target *t, uint64_t off, uint32_t from, uint32_t len)
 {
 	const struct pmd_chain_hint h = {
 	    .type = VIRTIO_BLK_T_IN, .sector = (off + from) / 512, .data_len = len};
 
-	pmd_blk_req_prefetch(t, &h);
+	pmd_blk_req_prefetch(t, &h, false);
 }
 
 void pmd_ab_copy_phase(const struct pmd_blk_target *t)

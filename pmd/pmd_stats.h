@@ -54,6 +54,8 @@
 						    */                                             \
 	X(hint_trials, "hint_trials", PMD_CTR_SUM) /* small-read hint trials (vq_tune.h) */        \
 	X(hint_trials_off, "hint_trials_off", PMD_CTR_SUM) /* of those, hints turned off */        \
+	X(near_trials, "near_trials", PMD_CTR_SUM) /* large-read near-hint trials (vq_tune.h) */   \
+	X(near_trials_near, "near_trials_near", PMD_CTR_SUM) /* of those, near hints taken */      \
 	PMD_VQ_COST_COUNTERS(X)
 
 /* Per-poller counters: X(field, printed name, PMD_CTR_SUM or PMD_CTR_MAX). */

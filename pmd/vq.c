@@ -158,7 +158,8 @@ struct pmd_vq *pmd_vq_create(const struct pmd_vq_setup *s)
 	    s->size <= PMD_VQ_AVAIL_EVENT_MAX_SIZE ? PMD_VQ_AVAIL_EVENT_SLACK : 0;
 	q->prefetch = s->target->ops->prefetch != NULL;
 	q->hinting = q->prefetch;
-	pmd_vq_tune_init(&q->tune);
+	pmd_vq_tune_init(&q->tune, PMD_VQ_TUNE_WINDOW_REQS);
+	pmd_vq_tune_init(&q->tune_near, PMD_VQ_TUNE_WINDOW_REQS_LARGE);
 	q->look = PMD_VQ_LOOKAHEAD;
 	q->publish_every = PMD_VQ_BURST + 1;
 	q->idle = pmd_blk_req_wants_idle(s->target);
@@ -340,12 +341,12 @@ static inline bool vq_hinted_take(struct pmd_vq *q, uint16_t idx)
 	return hinted;
 }
 
-/* Hand one data hint to the model (cost builds time it apart). */
-static void vq_hint(struct pmd_vq *q, const struct pmd_chain_hint *h)
+/* Hand one data hint to the model, near or not (cost builds time it apart). */
+static void vq_hint(struct pmd_vq *q, const struct pmd_chain_hint *h, bool near)
 {
 	PMD_COST_WATCH(w, q->st);
 
-	pmd_blk_req_prefetch(q->target, h);
+	pmd_blk_req_prefetch(q->target, h, near);
 	PMD_COST_LAP(w, q->st, hint);
 }
 
@@ -366,8 +367,8 @@ static void vq_prefetch(struct pmd_vq *q, uint16_t idx, bool split)
 	else if (!pmd_chain_peek(q->mem, &ring, ld16(&q->avail->ring[idx & q->mask]), &h))
 		return;
 	s->idx = idx;
-	pmd_vq_hint_note(s, &h, split);
-	vq_hint(q, &h);
+	pmd_vq_hint_note(s, &h, split, q->hint_near);
+	vq_hint(q, &h, q->hint_near);
 }
 
 /* The second part of the split hint of the request in avail slot idx, if it has one. */
@@ -378,7 +379,7 @@ static inline void vq_prefetch_rest(struct pmd_vq *q, uint16_t idx)
 	if (s->state != PMD_VQ_HINT_FIRST || s->idx != idx)
 		return;
 	s->state = PMD_VQ_HINT_WHOLE;
-	vq_hint(q, &s->rest);
+	vq_hint(q, &s->rest, false);
 }
 
 /*

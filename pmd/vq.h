@@ -63,6 +63,15 @@
 #endif
 #define PMD_VQ_HINT_REST_AHEAD 2
 /*
+ * The near hint of large reads, the alternative of their hint trial
+ * (vq_tune.h): a read's first PMD_VQ_HINT_NEAR_BYTES into the first-level
+ * cache (fm_data_prefetch_near()) when it is PMD_VQ_LOOKAHEAD ahead, nothing
+ * more: the hardware prefetcher streams the rest once the copy starts.  A
+ * few lines only, because first-level hints stall the sweep once the
+ * line-fill buffers run out.
+ */
+#define PMD_VQ_HINT_NEAR_BYTES 512u
+/*
  * The peek behind a data hint loads the request's header and data
  * descriptor, lines the driver wrote since femud last read them: at
  * PMD_VQ_LOOKAHEAD ahead those loads stall the sweep.  Requests this many
@@ -229,6 +238,7 @@ struct pmd_vq {
 	bool prefetch;		/* the model has a prefetch op: peek ahead */
 	bool hinting;		/* this sweep peeks ahead (prefetch, and the hint trial's say) */
 	uint8_t look;		/* hint distance of this sweep (PMD_VQ_LOOKAHEAD or _SMALL) */
+	bool hint_near;		/* this sweep's read hints are near ones (PMD_VQ_HINT_NEAR_BYTES) */
 	uint16_t publish_every; /* a sweep publishes after that many (PMD_VQ_PUBLISH_SHARE) */
 	bool idle;		/* the model has an idle op: call it on empty sweeps */
 	bool rte_mem;		/* state allocated with rte_malloc */
@@ -257,8 +267,9 @@ struct pmd_vq {
 	bool log;	   /* the frontend logs dirty pages: sweeps mark their writes (vq_log.h) */
 	bool packed;	   /* a packed ring: vq_packed.c serves it (tested once per call) */
 	uint64_t kick_tag; /* adaptive polling: the poller's poll on kickfd, 0 = none */
-	struct pmd_vq_tune tune; /* whether small requests' sweeps hint (vq_tune.h) */
-	struct pmd_vq_stats st;	 /* written by the owning poller only (pmd_stats.h) */
+	struct pmd_vq_tune tune;      /* whether small requests' sweeps hint (vq_tune.h) */
+	struct pmd_vq_tune tune_near; /* whether large requests' sweeps hint near (vq_tune.h) */
+	struct pmd_vq_stats st;	      /* written by the owning poller only (pmd_stats.h) */
 	/* control-owned identity */
 	unsigned poller;
 	const char *name; /* device socket path, for log lines */

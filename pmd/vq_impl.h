@@ -98,15 +98,22 @@ enum pmd_vq_hint_state {
 };
 
 /*
- * Note in slot s what a data hint of h will cover: with split, a read longer
- * than PMD_VQ_HINT_SPLIT_BYTES is cut to its first part (h trimmed, the rest
- * kept in the slot: PMD_VQ_HINT_FIRST); else a read whole
- * (PMD_VQ_HINT_WHOLE) or nothing to hand over (PMD_VQ_HINT_NONE).
+ * Note in slot s what a data hint of h will cover: with near, a read's first
+ * PMD_VQ_HINT_NEAR_BYTES and nothing more (h trimmed; handed over as
+ * PMD_VQ_HINT_WHOLE: its copy leaves the rest to the hardware prefetcher);
+ * with split, a read longer than PMD_VQ_HINT_SPLIT_BYTES is cut to its
+ * first part (h trimmed, the rest kept in the slot: PMD_VQ_HINT_FIRST);
+ * else a read whole (PMD_VQ_HINT_WHOLE) or nothing to hand over
+ * (PMD_VQ_HINT_NONE).
  */
 static inline void pmd_vq_hint_note(struct pmd_vq_hint_slot *s, struct pmd_chain_hint *h,
-				    bool split)
+				    bool split, bool near)
 {
-	if (split && h->type == VIRTIO_BLK_T_IN && h->data_len > PMD_VQ_HINT_SPLIT_BYTES) {
+	if (near && h->type == VIRTIO_BLK_T_IN) {
+		if (h->data_len > PMD_VQ_HINT_NEAR_BYTES)
+			h->data_len = PMD_VQ_HINT_NEAR_BYTES;
+		s->state = PMD_VQ_HINT_WHOLE;
+	} else if (split && h->type == VIRTIO_BLK_T_IN && h->data_len > PMD_VQ_HINT_SPLIT_BYTES) {
 		/* field by field: a struct copy loads h wider than it was stored (no forwarding) */
 		s->rest.type = h->type;
 		s->rest.sector = h->sector + PMD_VQ_HINT_SPLIT_BYTES / 512;
@@ -215,13 +222,19 @@ static inline bool pmd_vq_sweep_small(const struct pmd_vq *q)
 	return q->look == PMD_VQ_LOOKAHEAD_SMALL;
 }
 
-/*
- * A take's start for the hint trial: the TSC when the trial measures this
- * sweep (a small one), else 0.  No clock read outside trials.
- */
-static inline uint64_t pmd_vq_tune_start(const struct pmd_vq *q)
+/* The hint trial that measures q's sweep about to start: small requests' or large ones'. */
+static inline struct pmd_vq_tune *pmd_vq_tune_of(struct pmd_vq *q)
 {
-	if (likely(!pmd_vq_tune_measuring(&q->tune)) || !pmd_vq_sweep_small(q))
+	return pmd_vq_sweep_small(q) ? &q->tune : &q->tune_near;
+}
+
+/*
+ * A take's start for the hint trials: the TSC when a trial measures this
+ * sweep (one that hints), else 0.  No clock read outside trials.
+ */
+static inline uint64_t pmd_vq_tune_start(struct pmd_vq *q)
+{
+	if (likely(!pmd_vq_tune_measuring(pmd_vq_tune_of(q))) || !q->prefetch)
 		return 0;
 	return rte_rdtsc();
 }
@@ -235,40 +248,51 @@ static inline void pmd_vq_hint_forget(struct pmd_vq *q)
 }
 
 /*
- * A small sweep that began at TSC t0 (pmd_vq_tune_start()) served n
- * requests: the hint trial's turn (vq_tune.h), and whether small sweeps
- * hint from now on.
+ * A sweep that began at TSC t0 (pmd_vq_tune_start()) served n requests:
+ * the turn of the trial of its kind (vq_tune.h), whose outcome the next
+ * sweeps of that kind follow.
  */
 static inline void pmd_vq_tune_follow(struct pmd_vq *q, uint64_t t0, unsigned n)
 {
-	if (likely(!pmd_vq_tune_sweep(&q->tune, t0 != 0 ? rte_rdtsc() - t0 : 0, n)))
+	struct pmd_vq_tune *t = pmd_vq_tune_of(q);
+
+	if (likely(!pmd_vq_tune_sweep(t, t0 != 0 ? rte_rdtsc() - t0 : 0, n)))
 		return;
+	if (t == &q->tune_near) {
+		PMD_CTR_INC(q->st.near_trials);
+		if (t->alt)
+			PMD_CTR_INC(q->st.near_trials_near);
+		return;
+	}
 	PMD_CTR_INC(q->st.hint_trials);
-	if (q->tune.off)
+	if (t->alt)
 		PMD_CTR_INC(q->st.hint_trials_off);
 }
 
 /*
  * A sweep that began at TSC t0 (pmd_vq_tune_start()) served n requests
- * that moved bytes: the hint distance of the next sweep
- * (PMD_VQ_LOOKAHEAD_SMALL after small requests), whether it hints at all
- * (small ones as the hint trial says) and its publish interval.
+ * that moved bytes: whether the next sweep hints at all (small requests as
+ * their trial says), how (large requests' reads near or not, as theirs
+ * says), its hint distance (PMD_VQ_LOOKAHEAD_SMALL after small requests)
+ * and its publish interval.
  */
 static inline void pmd_vq_look_follow(struct pmd_vq *q, uint64_t bytes, unsigned n, uint64_t t0)
 {
-	bool small, hint;
+	bool small, hint, near;
 
 	if (n == 0)
 		return;
-	if (q->prefetch && pmd_vq_sweep_small(q))
+	if (q->prefetch)
 		pmd_vq_tune_follow(q, t0, n);
 	small = bytes < (uint64_t)n * PMD_VQ_SMALL_REQ_BYTES;
+	near = !small && pmd_vq_tune_alt(&q->tune_near);
 	q->look = small ? PMD_VQ_LOOKAHEAD_SMALL : PMD_VQ_LOOKAHEAD;
 	q->publish_every = pmd_vq_publish_every(q->packed, small, n);
-	hint = q->prefetch && (!small || pmd_vq_tune_hint(&q->tune));
-	if (hint != q->hinting) {
+	hint = q->prefetch && (!small || !pmd_vq_tune_alt(&q->tune));
+	if (hint != q->hinting || near != q->hint_near) {
 		pmd_vq_hint_forget(q);
 		q->hinting = hint;
+		q->hint_near = near;
 	}
 }
 

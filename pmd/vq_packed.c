@@ -238,8 +238,8 @@ static void vqp_hint(struct pmd_vq *q, struct pmd_vq_hint_slot *s, bool split)
 	struct pmd_chain_hint h;
 
 	pmd_chain_peek_touched(&s->touched, &h);
-	pmd_vq_hint_note(s, &h, split);
-	pmd_blk_req_prefetch(q->target, &h);
+	pmd_vq_hint_note(s, &h, split, q->hint_near);
+	pmd_blk_req_prefetch(q->target, &h, q->hint_near);
 }
 
 /*
@@ -265,7 +265,7 @@ static inline void vqp_look_ahead(struct pmd_vq *q)
 			vqp_hint(q, s, k == q->look);
 		else if (k == PMD_VQ_HINT_REST_AHEAD && s->state == PMD_VQ_HINT_FIRST) {
 			s->state = PMD_VQ_HINT_WHOLE;
-			pmd_blk_req_prefetch(q->target, &s->rest);
+			pmd_blk_req_prefetch(q->target, &s->rest, false);
 		}
 	}
 }

@@ -88,6 +88,17 @@ static void fake_spin(uint64_t ns)
 		;
 }
 
+/* Bytes of req's range the hints recorded so far cover (hints of one request do not overlap). */
+static uint64_t fake_hinted(const struct fake_model *m, const struct fm_req *req)
+{
+	uint64_t sum = 0;
+
+	for (unsigned i = 0; i < m->npf && i < FM_REC_MAX; i++)
+		if (m->pf[i].offset >= req->offset && m->pf[i].offset < req->offset + req->len)
+			sum += m->pf[i].len;
+	return sum;
+}
+
 static enum fm_status fake_submit(struct fm_model *model, const struct fm_req *req, uint64_t now_ns,
 				  uint64_t *due_ns)
 {
@@ -99,6 +110,8 @@ static enum fm_status fake_submit(struct fm_model *model, const struct fm_req *r
 	m->offset_sum += req->offset;
 	if (req->op == FM_OP_READ && !(req->flags & FM_REQ_PREFETCHED))
 		fake_spin(m->cold_spin_ns);
+	else if (req->op == FM_OP_READ && fake_hinted(m, req) < req->len)
+		fake_spin(m->part_spin_ns);
 	*due_ns = now_ns + m->due_delta;
 	if (m->on_submit != NULL)
 		m->on_submit(m, m->on_submit_arg);

@@ -77,6 +77,10 @@ struct fake_model {
 	 * handed over as prefetched (a copy that waits for its misses), ns */
 	uint64_t pf_spin_ns;
 	uint64_t cold_spin_ns;
+	/* time a submit() of a read handed over as prefetched spends when the hints
+	 * recorded since npf was last zeroed cover less of it than its length (a
+	 * copy that waits for the lines a near hint left to the hardware), ns */
+	uint64_t part_spin_ns;
 	/* called by submit() after recording (a driver adding requests meanwhile), or NULL */
 	void (*on_submit)(struct fake_model *m, void *arg);
 	void *on_submit_arg;
@@ -126,6 +130,8 @@ uint16_t fg_env_post_read(struct fg_env *e, uint16_t qsize, unsigned i, uint64_t
 
 /* Requests a window of the hint trial serves in sweeps of five: a warm-up sweep, then its count. */
 #define FG_TRIAL_WINDOW_SERVED (5 + 5 * ((PMD_VQ_TUNE_WINDOW_REQS + 4) / 5))
+/* The same for the near-hint trial's windows. */
+#define FG_NEAR_WINDOW_SERVED (5 + 5 * ((PMD_VQ_TUNE_WINDOW_REQS_LARGE + 4) / 5))
 
 /*
  * Sweeps of five 512 B reads (sweep_five(): post them, sweep, check their
@@ -137,5 +143,17 @@ uint16_t fg_env_post_read(struct fg_env *e, uint16_t qsize, unsigned i, uint64_t
  * the trial turned hints off.
  */
 bool fg_run_hint_trial(struct pmd_vq *q, struct fake_model *m, uint64_t (*sweep_five)(void));
+
+/*
+ * The same for the near-hint trial of large reads: sweeps of five 4 KiB
+ * reads (sweep_five()) on q until its near trial ended, then 200 more:
+ * every sweep hints as the queue said it would (near: each hint the first
+ * PMD_VQ_HINT_NEAR_BYTES of a read, one per request after the first;
+ * usual: hints of more than that), the four near windows serve exactly their
+ * share, every request reaches the model once, the small-read trial never
+ * runs, and the sweeps after the trial keep its outcome.  Returns whether
+ * the trial took the near hints.
+ */
+bool fg_run_near_trial(struct pmd_vq *q, struct fake_model *m, uint64_t (*sweep_five)(void));
 
 #endif

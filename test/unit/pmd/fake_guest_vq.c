@@ -61,3 +61,51 @@ bool fg_run_hint_trial(struct pmd_vq *q, struct fake_model *m, uint64_t (*sweep_
 	cr_assert_not(q->broken);
 	return off;
 }
+
+/* Check one sweep's hints (m->pf) against the near setting the queue gave it. */
+static void near_sweep_hints(const struct fake_model *m, bool near, unsigned sweep)
+{
+	unsigned k, big = 0;
+
+	cr_assert_gt(m->npf, 0, "sweep %u gave no hint", sweep);
+	for (k = 0; k < m->npf && k < FM_REC_MAX; k++)
+		big += m->pf[k].len > PMD_VQ_HINT_NEAR_BYTES;
+	if (near) {
+		cr_assert_eq(m->npf, 4, "sweep %u: %u near hints for 5 reads", sweep, m->npf);
+		cr_assert_eq(big, 0, "sweep %u: a near hint of more than %u B", sweep,
+			     PMD_VQ_HINT_NEAR_BYTES);
+	} else {
+		cr_assert_eq(big, m->npf, "sweep %u: a usual hint of %u B or less", sweep,
+			     PMD_VQ_HINT_NEAR_BYTES);
+	}
+}
+
+bool fg_run_near_trial(struct pmd_vq *q, struct fake_model *m, uint64_t (*sweep_five)(void))
+{
+	unsigned sweeps = 0, after = 0, near_served = 0;
+	uint64_t sum = 0;
+	bool near;
+
+	m->offset_sum = 0;
+	while (after < 200) {
+		near = q->hint_near;
+		cr_assert_lt(++sweeps, 100000, "the trial never ended");
+		m->npf = 0;
+		sum += sweep_five();
+		near_sweep_hints(m, near, sweeps);
+		if (q->st.near_trials > 0)
+			after++;
+		else if (near)
+			near_served += 5;
+	}
+	cr_assert_eq(m->offset_sum, sum, "a request submitted twice or never");
+	cr_assert_eq(near_served, PMD_VQ_TUNE_WINDOWS / 2 * FG_NEAR_WINDOW_SERVED,
+		     "%u requests served with near hints during the trial", near_served);
+	cr_assert_eq(q->st.near_trials, 1);
+	cr_assert_eq(q->st.hint_trials, 0, "large reads ran the small-read trial");
+	near = q->st.near_trials_near == 1;
+	cr_assert_eq(q->hint_near, near);
+	cr_assert(q->hinting);
+	cr_assert_not(q->broken);
+	return near;
+}

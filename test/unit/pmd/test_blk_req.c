@@ -487,11 +487,16 @@ Test(blk_req, random_requests_reach_model_only_inside_device)
 }
 
 /* Prefetch hints: reads and writes inside the device reach the model's op. */
-static void hint(uint32_t type, uint64_t sector, uint32_t data_len)
+static void hint_as(uint32_t type, uint64_t sector, uint32_t data_len, bool near)
 {
 	const struct pmd_chain_hint h = {.type = type, .sector = sector, .data_len = data_len};
 
-	pmd_blk_req_prefetch(&t, &h);
+	pmd_blk_req_prefetch(&t, &h, near);
+}
+
+static void hint(uint32_t type, uint64_t sector, uint32_t data_len)
+{
+	hint_as(type, sector, data_len, false);
 }
 
 Test(blk_req, prefetch_hint_of_read_and_write)
@@ -505,6 +510,19 @@ Test(blk_req, prefetch_hint_of_read_and_write)
 	cr_assert_eq(m.pf[0].len, 4096);
 	cr_assert_eq(m.pf[1].op, FM_OP_WRITE);
 	cr_assert_eq(m.pf[1].offset, 8 * 512);
+	cr_assert_eq(m.calls, 0, "a hint submitted something");
+}
+
+/* A near hint reaches a model without a flat read region through its op, as given. */
+Test(blk_req, near_hint_reaches_the_model_op_unchanged)
+{
+	t.ops = &fake_model_pf_ops;
+	hint_as(VIRTIO_BLK_T_IN, 5, 512, true);
+	hint_as(VIRTIO_BLK_T_IN, CAP / 512, 512, true); /* one past the end: ignored */
+	cr_assert_eq(m.npf, 1);
+	cr_assert_eq(m.pf[0].op, FM_OP_READ);
+	cr_assert_eq(m.pf[0].offset, 5 * 512);
+	cr_assert_eq(m.pf[0].len, 512);
 	cr_assert_eq(m.calls, 0, "a hint submitted something");
 }
 

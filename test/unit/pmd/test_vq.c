@@ -877,18 +877,23 @@ Test(vq, small_reads_make_the_next_sweep_look_further_ahead)
 	cr_assert_eq(sweep_more_reads(8, 4096), PMD_VQ_LOOKAHEAD);
 }
 
-/* Five 512 B reads posted and swept: used in order; the sum of their offsets. */
-static uint64_t sweep_five_small(void)
+/* Five reads of len bytes posted and swept: used in order; the sum of their offsets. */
+static uint64_t sweep_five(uint32_t len)
 {
 	const uint16_t used = e.r.used->idx;
 
 	for (unsigned k = 0; k < 5; k++)
-		fg_env_post_read(&e, QSZ, k, 8 * k, 512);
+		fg_env_post_read(&e, QSZ, k, 8 * k, len);
 	cr_assert_eq(pmd_vq_sweep(q, 0, &scratch), 5);
 	cr_assert_eq(e.r.used->idx, (uint16_t)(used + 5));
 	for (unsigned k = 0; k < 5; k++)
 		cr_assert_eq(e.r.used->ring[(used + k) % QSZ].id, 3 * k);
 	return 4096 * (0 + 1 + 2 + 3 + 4);
+}
+
+static uint64_t sweep_five_small(void)
+{
+	return sweep_five(512);
 }
 
 /* The hint trial on a split ring (fg_run_hint_trial()); the model's costs as given. */
@@ -913,7 +918,34 @@ Test(vq, hint_trial_keeps_hints_where_they_pay)
 	cr_assert_not(run_hint_trial(0, 100000));
 }
 
-/* Sweeps of 4 KiB reads never run the trial: every one of them hints. */
+static uint64_t sweep_five_large(void)
+{
+	return sweep_five(4096);
+}
+
+/* The near-hint trial on a split ring (fg_run_near_trial()); the model's costs as given. */
+static bool run_near_trial(uint64_t pf_spin_ns, uint64_t part_spin_ns)
+{
+	e.t.ops = &fake_model_pf_ops;
+	e.m.pf_spin_ns = pf_spin_ns;
+	e.m.part_spin_ns = part_spin_ns;
+	make_q(true, -1);
+	return fg_run_near_trial(q, &e.m, sweep_five_large);
+}
+
+/* Each hint call costs (the usual hints make two per read): the trial takes the near hints. */
+Test(vq, near_trial_takes_near_hints_where_they_cost_less)
+{
+	cr_assert(run_near_trial(20000, 0));
+}
+
+/* Copies wait for what a near hint leaves out: the trial keeps the usual hints. */
+Test(vq, near_trial_keeps_usual_hints_where_near_ones_leave_copies_waiting)
+{
+	cr_assert_not(run_near_trial(0, 20000));
+}
+
+/* Sweeps of 4 KiB reads never run the small-read trial: every one of them hints. */
 Test(vq, large_reads_always_hint)
 {
 	e.t.ops = &fake_model_pf_ops;

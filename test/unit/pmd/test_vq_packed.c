@@ -1067,19 +1067,24 @@ Test(vqp, small_reads_make_the_look_ahead_reach_further)
 	cr_assert_not(q->broken);
 }
 
-/* Five 512 B reads posted and swept: used in order with their length; the sum of their offsets. */
-static uint64_t sweep_five_small(void)
+/* Five reads of len bytes posted and swept: used in order with their length; their offsets' sum. */
+static uint64_t sweep_five(uint32_t len)
 {
 	struct vring_packed_desc d[3];
 
 	for (uint16_t k = 0; k < 5; k++) {
-		req_descs(d, k, VIRTIO_BLK_T_IN, 8 * (k + 1), FG_REQ_DATA(k), 512);
+		req_descs(d, k, VIRTIO_BLK_T_IN, 8 * (k + 1), FG_REQ_DATA(k), len);
 		post_descs(d, 3, k);
 	}
 	cr_assert_eq(pmd_vq_sweep(q, 1, &scratch), 5);
 	for (uint16_t k = 0; k < 5; k++)
-		expect_used(k, 513);
+		expect_used(k, len + 1);
 	return 4096 * (1 + 2 + 3 + 4 + 5);
+}
+
+static uint64_t sweep_five_small(void)
+{
+	return sweep_five(512);
 }
 
 /*
@@ -1105,6 +1110,33 @@ Test(vqp, hint_trial_turns_hints_off_where_they_cost)
 Test(vqp, hint_trial_keeps_hints_where_they_pay)
 {
 	cr_assert_not(run_hint_trial(0, 100000));
+}
+
+static uint64_t sweep_five_large(void)
+{
+	return sweep_five(4096);
+}
+
+/* The near-hint trial on a packed ring (fg_run_near_trial()), the model's costs as given. */
+static bool run_near_trial(uint64_t pf_spin_ns, uint64_t part_spin_ns)
+{
+	use_pf_model();
+	fm.pf_spin_ns = pf_spin_ns;
+	fm.part_spin_ns = part_spin_ns;
+	make_q(true, -1);
+	return fg_run_near_trial(q, &fm, sweep_five_large);
+}
+
+/* Each hint call costs (the usual hints make two per read): the trial takes the near hints. */
+Test(vqp, near_trial_takes_near_hints_where_they_cost_less)
+{
+	cr_assert(run_near_trial(20000, 0));
+}
+
+/* Copies wait for what a near hint leaves out: the trial keeps the usual hints. */
+Test(vqp, near_trial_keeps_usual_hints_where_near_ones_leave_copies_waiting)
+{
+	cr_assert_not(run_near_trial(0, 20000));
 }
 
 /* Chain 1 rewritten while chain 0 is served (a driver breaking the rules). */
