@@ -56,10 +56,11 @@
  * PMD_VQ_LOOKAHEAD ahead, the rest when it is PMD_VQ_HINT_REST_AHEAD ahead.
  * A whole 4 KiB block asked for at once stalls the sweep until miss buffers
  * free up (64 prefetches behind the three blocks already on their way); in
- * two halves the misses of consecutive blocks interleave.
+ * two parts the misses of consecutive blocks interleave, and a small first
+ * part holds the sweep least where the copy that follows needs it first.
  */
 #ifndef PMD_VQ_HINT_SPLIT_BYTES
-#define PMD_VQ_HINT_SPLIT_BYTES 2048u
+#define PMD_VQ_HINT_SPLIT_BYTES 1024u
 #endif
 #define PMD_VQ_HINT_REST_AHEAD 2
 /*
