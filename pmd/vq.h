@@ -64,6 +64,12 @@
 #endif
 #define PMD_VQ_HINT_REST_AHEAD 2
 /*
+ * The packed ring's rest goes out one request ahead: its ring lines, read
+ * from the other CPU at the touch, hold miss buffers the split ring's
+ * static descriptors do not, so the rest waits until the copy is closer.
+ */
+#define PMD_VQP_HINT_REST_AHEAD 1
+/*
  * The near hint of large reads, the alternative of their hint trial
  * (vq_tune.h): a read's first PMD_VQ_HINT_NEAR_BYTES into the first-level
  * cache (fm_data_prefetch_near()) when it is PMD_VQ_LOOKAHEAD ahead, nothing

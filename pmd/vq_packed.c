@@ -193,7 +193,7 @@ static bool vqp_serve(struct pmd_vq *q, uint64_t now, bool hinted, struct pmd_ch
  * header's line asked for, where the header and the data descriptor are
  * noted in its hint slot); the chain q->look ahead gets its data hinted to
  * the model (a read's first PMD_VQ_HINT_SPLIT_BYTES, the rest
- * PMD_VQ_HINT_REST_AHEAD ahead), and a read hinted whole is served with
+ * PMD_VQP_HINT_REST_AHEAD ahead), and a read hinted whole is served with
  * FM_REQ_PREFETCHED.  The cursor stays between sweeps; it never walks more
  * than the ring's size past last_avail and restarts there when the chain
  * served is not the one it walked (the driver rewrote an available chain:
@@ -246,7 +246,7 @@ static void vqp_hint(struct pmd_vq *q, struct pmd_vq_hint_slot *s, bool split)
  * Before the chain at last_avail is served: the cursor the touch distance
  * ahead, hints for the chains 1..q->look ahead not hinted yet (all
  * but the last whole: at a sweep's start they would come too late in
- * parts), the rest of the one PMD_VQ_HINT_REST_AHEAD ahead.  Not the chain
+ * parts), the rest of the one PMD_VQP_HINT_REST_AHEAD ahead.  Not the chain
  * served now: a hint could not run ahead of its copy (as the split ring's).
  */
 static inline void vqp_look_ahead(struct pmd_vq *q)
@@ -263,7 +263,7 @@ static inline void vqp_look_ahead(struct pmd_vq *q)
 
 		if (s->state == PMD_VQ_HINT_TOUCHED)
 			vqp_hint(q, s, k == q->look);
-		else if (k == PMD_VQ_HINT_REST_AHEAD && s->state == PMD_VQ_HINT_FIRST) {
+		else if (k == PMD_VQP_HINT_REST_AHEAD && s->state == PMD_VQ_HINT_FIRST) {
 			s->state = PMD_VQ_HINT_WHOLE;
 			pmd_blk_req_prefetch(q->target, &s->rest, false);
 		}

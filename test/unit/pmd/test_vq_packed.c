@@ -976,7 +976,7 @@ static void post_read_through_table(uint16_t k)
 /*
  * Four laps of five reads posted by post, each lap served by one sweep:
  * the two after the first hinted whole before the first is served, later
- * ones in two parts (PMD_VQ_LOOKAHEAD, then PMD_VQ_HINT_REST_AHEAD ahead),
+ * ones in two parts (PMD_VQ_LOOKAHEAD, then PMD_VQP_HINT_REST_AHEAD ahead),
  * every read but the first handed to the model as prefetched.
  */
 static void expect_laps_hinted_ahead(post_read_fn post)
@@ -1000,11 +1000,11 @@ static void expect_laps_hinted_ahead(post_read_fn post)
 		expect_hint(0, 4096 * 2, 4096, 0);
 		expect_hint(1, 4096 * 3, 4096, 0);
 		expect_hint(2, 4096 * 4, PMD_VQ_HINT_SPLIT_BYTES, 0);
-		expect_hint(3, 4096 * 4 + PMD_VQ_HINT_SPLIT_BYTES, 4096 - PMD_VQ_HINT_SPLIT_BYTES,
-			    1);
-		expect_hint(4, 4096 * 5, PMD_VQ_HINT_SPLIT_BYTES, 1);
+		expect_hint(3, 4096 * 5, PMD_VQ_HINT_SPLIT_BYTES, 1);
+		expect_hint(4, 4096 * 4 + PMD_VQ_HINT_SPLIT_BYTES, 4096 - PMD_VQ_HINT_SPLIT_BYTES,
+			    3 - PMD_VQP_HINT_REST_AHEAD);
 		expect_hint(5, 4096 * 5 + PMD_VQ_HINT_SPLIT_BYTES, 4096 - PMD_VQ_HINT_SPLIT_BYTES,
-			    2);
+			    4 - PMD_VQP_HINT_REST_AHEAD);
 		cr_assert_eq(fm.npf, 6, "lap %u: %u hints", lap, fm.npf);
 	}
 	cr_assert_not(q->broken);
