@@ -75,9 +75,10 @@
  * cache (fm_data_prefetch_near()) when it is PMD_VQ_LOOKAHEAD ahead, nothing
  * more: the hardware prefetcher streams the rest once the copy starts.  A
  * few lines only, because first-level hints stall the sweep once the
- * line-fill buffers run out.
+ * line-fill buffers run out.  fm_data_prefetch_near()'s own bound, so that
+ * what a slot notes as hinted is what a flat read's hint covers.
  */
-#define PMD_VQ_HINT_NEAR_BYTES 512u
+#define PMD_VQ_HINT_NEAR_BYTES ((uint32_t)FM_DATA_PREFETCH_NEAR_MAX)
 /*
  * The peek behind a data hint loads the request's header and data
  * descriptor, lines the driver wrote since femud last read them: at
