@@ -197,10 +197,10 @@ void pmd_blk_req_prefetch(const struct pmd_blk_target *t, const struct pmd_chain
 	if (t->ops->prefetch == NULL || h->data_len == 0 ||
 	    !pmd_blk_range_ok(t, h->sector, h->data_len, &offset))
 		return;
-	if (op == FM_OP_READ && t->model->flat_read != NULL && near)
-		fm_data_prefetch_near(t->model->flat_read, offset, h->data_len);
-	else if (op == FM_OP_READ && t->model->flat_read != NULL)
-		fm_data_prefetch(t->model->flat_read, offset, h->data_len, false);
-	else
+	if (op != FM_OP_READ || t->model->flat_read == NULL)
 		t->ops->prefetch(t->model, op, offset, h->data_len);
+	else if (near)
+		fm_data_prefetch_near(t->model->flat_read, offset, h->data_len);
+	else
+		fm_data_prefetch(t->model->flat_read, offset, h->data_len, false);
 }
