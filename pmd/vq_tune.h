@@ -14,12 +14,12 @@
  *     rest).  Which is faster changes with the processor and, on a VM, from
  *     one minute to the next.
  * A trial serves PMD_VQ_TUNE_WINDOWS windows of PMD_VQ_TUNE_WINDOW_REQS
- * requests (PMD_VQ_TUNE_WINDOW_REQS_LARGE for large ones), the usual way and the alternative in the
- * order usual, alt, alt, usual (twice, so that a change of the machine's pace weighs on both
- * alike), and takes the alternative only when the median TSC ticks per
- * request of its windows are PMD_VQ_TUNE_MARGIN_PCT percent below the usual
- * way's.  It repeats every PMD_VQ_TUNE_PERIOD_REQS requests of its kind of
- * sweep.
+ * requests (PMD_VQ_TUNE_WINDOW_REQS_LARGE for large ones), the usual way
+ * and the alternative in the order usual, alt, alt, usual (twice, so that a
+ * change of the machine's pace weighs on both alike), and takes the
+ * alternative only when the median TSC ticks per request of its windows are
+ * PMD_VQ_TUNE_MARGIN_PCT percent below the usual way's.  It repeats every
+ * PMD_VQ_TUNE_PERIOD_REQS requests of its kind of sweep.
  *
  * Only sweeps of PMD_VQ_TUNE_MIN_SWEEP requests or more count (a single
  * request is served unhinted either way), and not the first such sweep of a
@@ -92,8 +92,7 @@ static inline bool pmd_vq_tune_alt(const struct pmd_vq_tune *t)
 	return t->alt;
 }
 
-/* The median of the four windows of the alternative (alt) or the usual way (ticks/request x 256).
- */
+/* The median of the alternative's (alt) or the usual way's windows, ticks/request x 256. */
 static inline uint64_t pmd_vq_tune_median(const struct pmd_vq_tune *t, bool alt)
 {
 	uint64_t v[PMD_VQ_TUNE_WINDOWS / 2], x;
