@@ -105,6 +105,14 @@
 #define PMD_VQ_LOOKAHEAD_SMALL 6
 #define PMD_VQ_TOUCH_AHEAD_SMALL (PMD_VQ_LOOKAHEAD_SMALL + PMD_VQ_TOUCH_PAST_LOOK)
 /*
+ * A packed ring's small requests are hinted this many ahead instead: each
+ * of them brings ring lines from the other CPU that take miss buffers of
+ * their own, and data hints further ahead only make those lines wait.
+ * Both small distances differ from PMD_VQ_LOOKAHEAD: the distance is what
+ * tells a small requests' sweep (pmd_vq_sweep_small()).
+ */
+#define PMD_VQP_LOOKAHEAD_SMALL 2
+/*
  * Hint state kept per avail position, by position % this (a power of two
  * above the longest touch distance, and the packed cursor's one past it).
  */
@@ -245,7 +253,8 @@ struct pmd_vq {
 	bool inflight;
 	bool prefetch;		/* the model has a prefetch op: peek ahead */
 	bool hinting;		/* this sweep peeks ahead (prefetch, and the hint trial's say) */
-	uint8_t look;		/* hint distance of this sweep (PMD_VQ_LOOKAHEAD or _SMALL) */
+	uint8_t look;		/* hint distance of this sweep (PMD_VQ_LOOKAHEAD, _SMALL or
+				   PMD_VQP_LOOKAHEAD_SMALL) */
 	bool hint_near;		/* this sweep's read hints are near ones (PMD_VQ_HINT_NEAR_BYTES) */
 	uint16_t publish_every; /* a sweep publishes after that many (PMD_VQ_PUBLISH_SHARE) */
 	bool idle;		/* the model has an idle op: call it on empty sweeps */

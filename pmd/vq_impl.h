@@ -219,7 +219,7 @@ static inline bool pmd_vq_publish_due(const struct pmd_vq *q, uint64_t bytes, un
 /* Does the sweep about to start serve small requests (its hint distance says so)? */
 static inline bool pmd_vq_sweep_small(const struct pmd_vq *q)
 {
-	return q->look == PMD_VQ_LOOKAHEAD_SMALL;
+	return q->look != PMD_VQ_LOOKAHEAD;
 }
 
 /* The hint trial that measures q's sweep about to start: small requests' or large ones'. */
@@ -273,8 +273,8 @@ static inline void pmd_vq_tune_follow(struct pmd_vq *q, uint64_t t0, unsigned n)
  * A sweep that began at TSC t0 (pmd_vq_tune_start()) served n requests
  * that moved bytes: whether the next sweep hints at all (small requests as
  * their trial says), how (large requests' reads near or not, as theirs
- * says), its hint distance (PMD_VQ_LOOKAHEAD_SMALL after small requests)
- * and its publish interval.
+ * says), its hint distance (after small requests PMD_VQ_LOOKAHEAD_SMALL,
+ * on packed rings PMD_VQP_LOOKAHEAD_SMALL) and its publish interval.
  */
 static inline void pmd_vq_look_follow(struct pmd_vq *q, uint64_t bytes, unsigned n, uint64_t t0)
 {
@@ -286,7 +286,9 @@ static inline void pmd_vq_look_follow(struct pmd_vq *q, uint64_t bytes, unsigned
 		pmd_vq_tune_follow(q, t0, n);
 	small = bytes < (uint64_t)n * PMD_VQ_SMALL_REQ_BYTES;
 	near = !small && pmd_vq_tune_alt(&q->tune_near);
-	q->look = small ? PMD_VQ_LOOKAHEAD_SMALL : PMD_VQ_LOOKAHEAD;
+	q->look = !small      ? PMD_VQ_LOOKAHEAD
+		  : q->packed ? PMD_VQP_LOOKAHEAD_SMALL
+			      : PMD_VQ_LOOKAHEAD_SMALL;
 	q->publish_every = pmd_vq_publish_every(q->packed, small, n);
 	hint = q->prefetch && (!small || !pmd_vq_tune_alt(&q->tune));
 	if (hint != q->hinting || near != q->hint_near) {

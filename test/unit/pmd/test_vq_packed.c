@@ -1047,22 +1047,29 @@ static unsigned sweep_reads(unsigned n, uint32_t len)
 }
 
 /*
- * After a sweep of 512 B reads the look-ahead reaches PMD_VQ_LOOKAHEAD_SMALL
- * chains ahead (here all four after the first, hinted before it is served);
- * after a sweep of 4 KiB reads PMD_VQ_LOOKAHEAD again.
+ * After a sweep of 512 B reads a packed ring's look-ahead is
+ * PMD_VQP_LOOKAHEAD_SMALL chains (here two hinted before the first is
+ * served, then one more before each), not the split ring's
+ * PMD_VQ_LOOKAHEAD_SMALL; after a sweep of 4 KiB reads PMD_VQ_LOOKAHEAD
+ * again.
  */
-Test(vqp, small_reads_make_the_look_ahead_reach_further)
+Test(vqp, small_reads_keep_the_look_ahead_near)
 {
-	_Static_assert(PMD_VQ_LOOKAHEAD < 4 && PMD_VQ_LOOKAHEAD_SMALL >= 4,
+	_Static_assert(PMD_VQP_LOOKAHEAD_SMALL < PMD_VQ_LOOKAHEAD && PMD_VQ_LOOKAHEAD < 4,
 		       "five chains fill the ring: the distances must differ within four");
 	use_pf_model();
 	make_q(true, -1);
 	cr_assert_eq(sweep_reads(5, 512), PMD_VQ_LOOKAHEAD, "a queue's first sweep");
-	cr_assert_eq(sweep_reads(5, 512), 4);
-	for (unsigned k = 0; k < 4; k++)
-		expect_hint(k, 4096u * (k + 2), 512, 0);
+	cr_assert_eq(sweep_reads(5, 512), PMD_VQP_LOOKAHEAD_SMALL);
+	for (unsigned k = 0; k < 4; k++) {
+		const unsigned at =
+		    k < PMD_VQP_LOOKAHEAD_SMALL ? 0 : k + 1 - PMD_VQP_LOOKAHEAD_SMALL;
+
+		expect_hint(k, 4096u * (k + 2), 512, at);
+	}
 	cr_assert_eq(fm.npf, 4);
-	cr_assert_eq(sweep_reads(5, 4096), 4, "still the small reads' distance");
+	cr_assert_eq(sweep_reads(5, 4096), PMD_VQP_LOOKAHEAD_SMALL,
+		     "still the small reads' distance");
 	cr_assert_eq(sweep_reads(5, 4096), PMD_VQ_LOOKAHEAD);
 	cr_assert_not(q->broken);
 }
