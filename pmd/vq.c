@@ -322,8 +322,8 @@ static unsigned vq_resubmit(struct pmd_vq *q, uint64_t now, struct pmd_chain *c)
 }
 
 _Static_assert(PMD_VQ_HINT_SLOTS > PMD_VQ_TOUCH_AHEAD_SMALL + 1 &&
-		   PMD_VQ_LOOKAHEAD_SMALL > PMD_VQ_LOOKAHEAD &&
-		   PMD_VQP_LOOKAHEAD_SMALL != PMD_VQ_LOOKAHEAD && PMD_VQP_LOOKAHEAD_SMALL > 0 &&
+		   PMD_VQ_HINT_SLOTS > PMD_VQ_LOOKAHEAD_NEAR + PMD_VQ_TOUCH_PAST_LOOK + 1 &&
+		   PMD_VQP_LOOKAHEAD_SMALL > 0 &&
 		   (PMD_VQ_HINT_SLOTS & (PMD_VQ_HINT_SLOTS - 1)) == 0,
 	       "a touched request's hint slot must not be one still in use");
 

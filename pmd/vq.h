@@ -80,6 +80,13 @@
  */
 #define PMD_VQ_HINT_NEAR_BYTES ((uint32_t)FM_DATA_PREFETCH_NEAR_MAX)
 /*
+ * Near hints go out this many requests ahead (and the touch
+ * PMD_VQ_TOUCH_PAST_LOOK beyond): they ask for a few lines of each block
+ * only, so more blocks must be on their way to keep as many misses in
+ * flight, and the copy of a block finds only its first lines close.
+ */
+#define PMD_VQ_LOOKAHEAD_NEAR 8
+/*
  * The peek behind a data hint loads the request's header and data
  * descriptor, lines the driver wrote since femud last read them: at
  * PMD_VQ_LOOKAHEAD ahead those loads stall the sweep.  Requests this many
@@ -108,8 +115,6 @@
  * A packed ring's small requests are hinted this many ahead instead: each
  * of them brings ring lines from the other CPU that take miss buffers of
  * their own, and data hints further ahead only make those lines wait.
- * Both small distances differ from PMD_VQ_LOOKAHEAD: the distance is what
- * tells a small requests' sweep (pmd_vq_sweep_small()).
  */
 #define PMD_VQP_LOOKAHEAD_SMALL 2
 /*
@@ -251,11 +256,13 @@ struct pmd_vq {
 	bool indirect;
 	bool broken;
 	bool inflight;
-	bool prefetch;		/* the model has a prefetch op: peek ahead */
-	bool hinting;		/* this sweep peeks ahead (prefetch, and the hint trial's say) */
-	uint8_t look;		/* hint distance of this sweep (PMD_VQ_LOOKAHEAD, _SMALL or
-				   PMD_VQP_LOOKAHEAD_SMALL) */
-	bool hint_near;		/* this sweep's read hints are near ones (PMD_VQ_HINT_NEAR_BYTES) */
+	bool prefetch;	/* the model has a prefetch op: peek ahead */
+	bool hinting;	/* this sweep peeks ahead (prefetch, and the hint trial's say) */
+	uint8_t look;	/* hint distance of this sweep (PMD_VQ_LOOKAHEAD, _SMALL, _NEAR or
+			   PMD_VQP_LOOKAHEAD_SMALL) */
+	bool hint_near; /* this sweep's read hints are near ones (PMD_VQ_HINT_NEAR_BYTES) */
+	uint64_t near_trial_tsc; /* end of the near trial's last measured sweep (0: none yet) */
+	bool small; /* this sweep follows one of small requests (PMD_VQ_SMALL_REQ_BYTES) */
 	uint16_t publish_every; /* a sweep publishes after that many (PMD_VQ_PUBLISH_SHARE) */
 	bool idle;		/* the model has an idle op: call it on empty sweeps */
 	bool rte_mem;		/* state allocated with rte_malloc */

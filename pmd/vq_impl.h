@@ -216,10 +216,10 @@ static inline bool pmd_vq_publish_due(const struct pmd_vq *q, uint64_t bytes, un
 	return true;
 }
 
-/* Does the sweep about to start serve small requests (its hint distance says so)? */
+/* Does the sweep about to start serve small requests (the last one's did)? */
 static inline bool pmd_vq_sweep_small(const struct pmd_vq *q)
 {
-	return q->look != PMD_VQ_LOOKAHEAD;
+	return q->small;
 }
 
 /* The hint trial that measures q's sweep about to start: small requests' or large ones'. */
@@ -248,6 +248,29 @@ static inline void pmd_vq_hint_forget(struct pmd_vq *q)
 }
 
 /*
+ * The ticks a trial charges to a sweep that began at TSC t0 and ends now.
+ * The near trial charges the time since its last measured sweep ended,
+ * the gap before this one included: what the usual hints cost shows
+ * partly between sweeps, where the sweep's own time misses it.
+ */
+static inline uint64_t pmd_vq_tune_ticks(struct pmd_vq *q, const struct pmd_vq_tune *t, uint64_t t0)
+{
+	uint64_t now, from = t0;
+
+	if (t != &q->tune_near)
+		return t0 != 0 ? rte_rdtsc() - t0 : 0;
+	if (t0 == 0) {
+		q->near_trial_tsc = 0; /* no trial: the next one starts from its first sweep */
+		return 0;
+	}
+	now = rte_rdtsc();
+	if (q->near_trial_tsc != 0)
+		from = q->near_trial_tsc;
+	q->near_trial_tsc = now;
+	return now - from;
+}
+
+/*
  * A sweep that began at TSC t0 (pmd_vq_tune_start()) served n requests:
  * the turn of the trial of its kind (vq_tune.h), whose outcome the next
  * sweeps of that kind follow.
@@ -256,7 +279,7 @@ static inline void pmd_vq_tune_follow(struct pmd_vq *q, uint64_t t0, unsigned n)
 {
 	struct pmd_vq_tune *t = pmd_vq_tune_of(q);
 
-	if (likely(!pmd_vq_tune_sweep(t, t0 != 0 ? rte_rdtsc() - t0 : 0, n)))
+	if (likely(!pmd_vq_tune_sweep(t, pmd_vq_tune_ticks(q, t, t0), n)))
 		return;
 	if (t == &q->tune_near) {
 		PMD_CTR_INC(q->st.near_trials);
@@ -274,7 +297,8 @@ static inline void pmd_vq_tune_follow(struct pmd_vq *q, uint64_t t0, unsigned n)
  * that moved bytes: whether the next sweep hints at all (small requests as
  * their trial says), how (large requests' reads near or not, as theirs
  * says), its hint distance (after small requests PMD_VQ_LOOKAHEAD_SMALL,
- * on packed rings PMD_VQP_LOOKAHEAD_SMALL) and its publish interval.
+ * on packed rings PMD_VQP_LOOKAHEAD_SMALL; PMD_VQ_LOOKAHEAD_NEAR for near
+ * hints) and its publish interval.
  */
 static inline void pmd_vq_look_follow(struct pmd_vq *q, uint64_t bytes, unsigned n, uint64_t t0)
 {
@@ -286,9 +310,10 @@ static inline void pmd_vq_look_follow(struct pmd_vq *q, uint64_t bytes, unsigned
 		pmd_vq_tune_follow(q, t0, n);
 	small = bytes < (uint64_t)n * PMD_VQ_SMALL_REQ_BYTES;
 	near = !small && pmd_vq_tune_alt(&q->tune_near);
-	q->look = !small      ? PMD_VQ_LOOKAHEAD
-		  : q->packed ? PMD_VQP_LOOKAHEAD_SMALL
-			      : PMD_VQ_LOOKAHEAD_SMALL;
+	q->small = small;
+	q->look = small	 ? (q->packed ? PMD_VQP_LOOKAHEAD_SMALL : PMD_VQ_LOOKAHEAD_SMALL)
+		  : near ? PMD_VQ_LOOKAHEAD_NEAR
+			 : PMD_VQ_LOOKAHEAD;
 	q->publish_every = pmd_vq_publish_every(q->packed, small, n);
 	hint = q->prefetch && (!small || !pmd_vq_tune_alt(&q->tune));
 	if (hint != q->hinting || near != q->hint_near) {

@@ -18,7 +18,10 @@
  * and the alternative in the order usual, alt, alt, usual (twice, so that a
  * change of the machine's pace weighs on both alike), and takes the
  * alternative only when the median TSC ticks per request of its windows are
- * PMD_VQ_TUNE_MARGIN_PCT percent below the usual way's.  It repeats every
+ * PMD_VQ_TUNE_MARGIN_PCT percent below the usual way's.  The caller says
+ * what a sweep's ticks are (pmd_vq_tune_ticks()): a small requests' sweep
+ * its own time, a large requests' sweep the time since the trial's last
+ * sweep ended.  It repeats every
  * PMD_VQ_TUNE_PERIOD_REQS requests of its kind of sweep.
  *
  * Only sweeps of PMD_VQ_TUNE_MIN_SWEEP requests or more count (a single

@@ -79,8 +79,7 @@ uint64_t fg_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Busy for ns nanoseconds. */
-static void fake_spin(uint64_t ns)
+void fake_spin(uint64_t ns)
 {
 	const uint64_t end = fg_now_ns() + ns;
 

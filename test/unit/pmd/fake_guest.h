@@ -81,10 +81,15 @@ struct fake_model {
 	 * recorded since npf was last zeroed cover less of it than its length (a
 	 * copy that waits for the lines a near hint left to the hardware), ns */
 	uint64_t part_spin_ns;
+	/* time fg_run_near_trial() spends after each sweep served with the usual
+	 * hints (a cost that shows only between sweeps), ns */
+	uint64_t usual_gap_ns;
 	/* called by submit() after recording (a driver adding requests meanwhile), or NULL */
 	void (*on_submit)(struct fake_model *m, void *arg);
 	void *on_submit_arg;
 };
+/* Busy for ns nanoseconds. */
+void fake_spin(uint64_t ns);
 extern const struct fm_model_ops fake_model_ops;
 /* The same model with a recording prefetch op. */
 extern const struct fm_model_ops fake_model_pf_ops;

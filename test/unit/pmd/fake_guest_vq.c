@@ -62,18 +62,28 @@ bool fg_run_hint_trial(struct pmd_vq *q, struct fake_model *m, uint64_t (*sweep_
 	return off;
 }
 
-/* Check one sweep's hints (m->pf) against the near setting the queue gave it. */
+/*
+ * Check one sweep's hints (m->pf) against the near setting the queue gave
+ * it: near hints, PMD_VQ_LOOKAHEAD_NEAR ahead, are all given before the
+ * first of five reads is served.
+ */
 static void near_sweep_hints(const struct fake_model *m, bool near, unsigned sweep)
 {
-	unsigned k, big = 0;
+	unsigned k, big = 0, first = 0;
 
+	_Static_assert(PMD_VQ_LOOKAHEAD < 4 && PMD_VQ_LOOKAHEAD_NEAR >= 4,
+		       "five reads: the near distance must show within four");
 	cr_assert_gt(m->npf, 0, "sweep %u gave no hint", sweep);
-	for (k = 0; k < m->npf && k < FM_REC_MAX; k++)
+	for (k = 0; k < m->npf && k < FM_REC_MAX; k++) {
 		big += m->pf[k].len > PMD_VQ_HINT_NEAR_BYTES;
+		first += m->pf[k].before_submit == 0;
+	}
 	if (near) {
 		cr_assert_eq(m->npf, 4, "sweep %u: %u near hints for 5 reads", sweep, m->npf);
 		cr_assert_eq(big, 0, "sweep %u: a near hint of more than %u B", sweep,
 			     PMD_VQ_HINT_NEAR_BYTES);
+		cr_assert_eq(first, 4, "sweep %u: %u near hints before the first read", sweep,
+			     first);
 	} else {
 		cr_assert_eq(big, m->npf, "sweep %u: a usual hint of %u B or less", sweep,
 			     PMD_VQ_HINT_NEAR_BYTES);
@@ -91,7 +101,10 @@ bool fg_run_near_trial(struct pmd_vq *q, struct fake_model *m, uint64_t (*sweep_
 		near = q->hint_near;
 		cr_assert_lt(++sweeps, 100000, "the trial never ended");
 		m->npf = 0;
+		m->calls = 0;
 		sum += sweep_five();
+		if (!near)
+			fake_spin(m->usual_gap_ns);
 		near_sweep_hints(m, near, sweeps);
 		if (q->st.near_trials > 0)
 			after++;

@@ -945,6 +945,17 @@ Test(vq, near_trial_keeps_usual_hints_where_near_ones_leave_copies_waiting)
 	cr_assert_not(run_near_trial(0, 20000));
 }
 
+/*
+ * The usual hints cost time between sweeps (a driver that refills later,
+ * say), more than the near hints' copies wait in them: the trial, timing
+ * each sweep from the end of the one before, takes the near hints.
+ */
+Test(vq, near_trial_counts_the_time_between_sweeps)
+{
+	e.m.usual_gap_ns = 40000;
+	cr_assert(run_near_trial(0, 2000));
+}
+
 /* Sweeps of 4 KiB reads never run the small-read trial: every one of them hints. */
 Test(vq, large_reads_always_hint)
 {

@@ -1146,6 +1146,17 @@ Test(vqp, near_trial_keeps_usual_hints_where_near_ones_leave_copies_waiting)
 	cr_assert_not(run_near_trial(0, 20000));
 }
 
+/*
+ * The usual hints cost time between sweeps (a driver that refills later,
+ * say), more than the near hints' copies wait in them: the trial, timing
+ * each sweep from the end of the one before, takes the near hints.
+ */
+Test(vqp, near_trial_counts_the_time_between_sweeps)
+{
+	fm.usual_gap_ns = 40000;
+	cr_assert(run_near_trial(0, 2000));
+}
+
 /* Chain 1 rewritten while chain 0 is served (a driver breaking the rules). */
 static void rewrite_chain_1(struct fake_model *m, void *arg)
 {
