@@ -252,6 +252,7 @@ struct pmd_vq {
 	int callfd;
 	int kickfd; /* drained by control code to count kicks; an adaptive poller polls it */
 	uint64_t recheck_ns; /* when to look at the driver's event again (0: no need; vq_impl.h) */
+	uint64_t near_trial_tsc; /* end of the near trial's last measured sweep (0: none yet) */
 	bool event_idx;
 	bool indirect;
 	bool broken;
@@ -261,8 +262,7 @@ struct pmd_vq {
 	uint8_t look;	/* hint distance of this sweep (PMD_VQ_LOOKAHEAD, _SMALL, _NEAR or
 			   PMD_VQP_LOOKAHEAD_SMALL) */
 	bool hint_near; /* this sweep's read hints are near ones (PMD_VQ_HINT_NEAR_BYTES) */
-	uint64_t near_trial_tsc; /* end of the near trial's last measured sweep (0: none yet) */
-	bool small; /* this sweep follows one of small requests (PMD_VQ_SMALL_REQ_BYTES) */
+	bool small;	/* this sweep follows one of small requests (PMD_VQ_SMALL_REQ_BYTES) */
 	uint16_t publish_every; /* a sweep publishes after that many (PMD_VQ_PUBLISH_SHARE) */
 	bool idle;		/* the model has an idle op: call it on empty sweeps */
 	bool rte_mem;		/* state allocated with rte_malloc */

@@ -248,25 +248,25 @@ static inline void pmd_vq_hint_forget(struct pmd_vq *q)
 }
 
 /*
- * The ticks a trial charges to a sweep that began at TSC t0 and ends now.
- * The near trial charges the time since its last measured sweep ended,
- * the gap before this one included: what the usual hints cost shows
- * partly between sweeps, where the sweep's own time misses it.
+ * The ticks a trial charges to a sweep that began at TSC t0 and ends now
+ * (0 outside trials, t0 0).  The near trial charges the time since its last
+ * measured sweep ended, the gap before this one included: what the usual
+ * hints cost shows partly between sweeps, where the sweep's own time misses
+ * it.  A gap from an earlier trial falls on a window's first sweep, which
+ * no trial counts.
  */
 static inline uint64_t pmd_vq_tune_ticks(struct pmd_vq *q, const struct pmd_vq_tune *t, uint64_t t0)
 {
 	uint64_t now, from = t0;
 
-	if (t != &q->tune_near)
-		return t0 != 0 ? rte_rdtsc() - t0 : 0;
-	if (t0 == 0) {
-		q->near_trial_tsc = 0; /* no trial: the next one starts from its first sweep */
+	if (t0 == 0)
 		return 0;
-	}
 	now = rte_rdtsc();
-	if (q->near_trial_tsc != 0)
-		from = q->near_trial_tsc;
-	q->near_trial_tsc = now;
+	if (t == &q->tune_near) {
+		if (q->near_trial_tsc != 0)
+			from = q->near_trial_tsc;
+		q->near_trial_tsc = now;
+	}
 	return now - from;
 }
 

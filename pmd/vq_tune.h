@@ -21,8 +21,8 @@
  * PMD_VQ_TUNE_MARGIN_PCT percent below the usual way's.  The caller says
  * what a sweep's ticks are (pmd_vq_tune_ticks()): a small requests' sweep
  * its own time, a large requests' sweep the time since the trial's last
- * sweep ended.  It repeats every
- * PMD_VQ_TUNE_PERIOD_REQS requests of its kind of sweep.
+ * sweep ended.  It repeats every PMD_VQ_TUNE_PERIOD_REQS requests of its
+ * kind of sweep.
  *
  * Only sweeps of PMD_VQ_TUNE_MIN_SWEEP requests or more count (a single
  * request is served unhinted either way), and not the first such sweep of a
