@@ -42,8 +42,9 @@ void fm_data_zero(void *data, uint64_t offset, uint64_t len);
  * (prefetcht1), whatever its length.  A write (the region is the copy's
  * destination): the first FM_DATA_PREFETCH_WRITE_MAX bytes for writing
  * (prefetchw, first level).  Hints into the first level stall once its
- * line-fill buffers run out, a 512 B read's eight lines too; hints into the
- * second level do not, and there the whole 4 KiB block beats its first part.
+ * line-fill buffers run out, a whole 4 KiB block's sooner than a 512 B
+ * read's; hints into the second level do not, and there the whole block
+ * beats its first part.
  */
 #ifndef FM_DATA_PREFETCH_MAX
 #define FM_DATA_PREFETCH_MAX 4096

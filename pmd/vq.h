@@ -100,16 +100,17 @@
 #define PMD_VQ_TOUCH_PAST_LOOK (PMD_VQ_TOUCH_AHEAD - PMD_VQ_LOOKAHEAD)
 /*
  * After a sweep whose requests moved fewer than PMD_VQ_SMALL_REQ_BYTES each
- * on average (data and status), the next sweep hints PMD_VQ_LOOKAHEAD_SMALL
- * requests ahead (and touches PMD_VQ_TOUCH_PAST_LOOK beyond): a 512 B read's
- * hint is eight lines, so twice as many requests must be on their way to
- * keep as many misses in flight as 4 KiB reads do.  6 measured faster than
- * 3 and no slower than 8 at 512 B.  Whether such sweeps hint at all, each
+ * on average (data and status), the next sweep gives near hints
+ * (fm_data_prefetch_near(): a 512 B read whole into the first-level cache)
+ * PMD_VQ_LOOKAHEAD_SMALL requests ahead (and touches PMD_VQ_TOUCH_PAST_LOOK
+ * beyond): a small read's copy starts on its first line, with no stream for
+ * a second-level hint to feed, and as many requests must be on their way as
+ * near hints of large reads keep.  Whether such sweeps hint at all, each
  * queue's hint trial decides (vq_tune.h): on some processors the hints of
  * small reads stall more than they save.
  */
 #define PMD_VQ_SMALL_REQ_BYTES 1024u
-#define PMD_VQ_LOOKAHEAD_SMALL 6
+#define PMD_VQ_LOOKAHEAD_SMALL 8
 #define PMD_VQ_TOUCH_AHEAD_SMALL (PMD_VQ_LOOKAHEAD_SMALL + PMD_VQ_TOUCH_PAST_LOOK)
 /*
  * A packed ring's small requests are hinted this many ahead instead: each

@@ -295,10 +295,11 @@ static inline void pmd_vq_tune_follow(struct pmd_vq *q, uint64_t t0, unsigned n)
 /*
  * A sweep that began at TSC t0 (pmd_vq_tune_start()) served n requests
  * that moved bytes: whether the next sweep hints at all (small requests as
- * their trial says), how (large requests' reads near or not, as theirs
- * says), its hint distance (after small requests PMD_VQ_LOOKAHEAD_SMALL,
- * on packed rings PMD_VQP_LOOKAHEAD_SMALL; PMD_VQ_LOOKAHEAD_NEAR for near
- * hints) and its publish interval.
+ * their trial says), how (small requests' reads near, large ones' near or
+ * not as their trial says), its hint distance (after small requests
+ * PMD_VQ_LOOKAHEAD_SMALL, on packed rings PMD_VQP_LOOKAHEAD_SMALL;
+ * PMD_VQ_LOOKAHEAD_NEAR for large requests' near hints) and its publish
+ * interval.
  */
 static inline void pmd_vq_look_follow(struct pmd_vq *q, uint64_t bytes, unsigned n, uint64_t t0)
 {
@@ -309,7 +310,7 @@ static inline void pmd_vq_look_follow(struct pmd_vq *q, uint64_t bytes, unsigned
 	if (q->prefetch)
 		pmd_vq_tune_follow(q, t0, n);
 	small = bytes < (uint64_t)n * PMD_VQ_SMALL_REQ_BYTES;
-	near = !small && pmd_vq_tune_alt(&q->tune_near);
+	near = small || pmd_vq_tune_alt(&q->tune_near);
 	q->small = small;
 	q->look = small	 ? (q->packed ? PMD_VQP_LOOKAHEAD_SMALL : PMD_VQ_LOOKAHEAD_SMALL)
 		  : near ? PMD_VQ_LOOKAHEAD_NEAR

@@ -3,11 +3,11 @@
  * vq_tune.h - a queue's hint trials: which of two ways of hinting its
  * sweeps serve faster, the usual one or an alternative, measured on its own
  * requests.  One trial per kind of sweep (pmd_vq_look_follow()):
- *   - small requests: hints on (usual), or none, the copies taking their own
- *     misses (alternative).  Where a second-level prefetch leaves the first
- *     level's miss buffers free, eight hints per 512 B read overlap their
- *     misses; where each one holds a first-level buffer until its line
- *     arrives, they stall the sweep and plain copies are faster.
+ *   - small requests: near hints on (usual), or none, the copies taking
+ *     their own misses (alternative).  Where the first level's miss buffers
+ *     outlast a few requests' eight lines each, the hints overlap their
+ *     misses; where they run out, the hints stall the sweep and plain
+ *     copies are faster.
  *   - large requests: each read's data into the second-level cache, in two
  *     parts (usual), or only its first lines into the first level
  *     (alternative, the near hint: the hardware prefetcher streams the

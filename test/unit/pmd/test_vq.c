@@ -850,19 +850,23 @@ static unsigned sweep_more_reads(unsigned n, uint32_t len)
 }
 
 /*
- * A sweep of small reads (512 B) makes the next sweep hint
+ * A sweep of small reads (512 B) makes the next sweep give near hints
  * PMD_VQ_LOOKAHEAD_SMALL requests ahead, every one of them whole, each at
- * its distance; a sweep of 4 KiB reads brings the next back to
- * PMD_VQ_LOOKAHEAD.  The first sweep of a queue uses PMD_VQ_LOOKAHEAD.
+ * its distance; a sweep of 4 KiB reads brings the next back to the usual
+ * hints, PMD_VQ_LOOKAHEAD ahead.  The first sweep of a queue uses
+ * PMD_VQ_LOOKAHEAD.
  */
 Test(vq, small_reads_make_the_next_sweep_look_further_ahead)
 {
-	const unsigned base = 4, n = 12;
+	const unsigned base = 4, n = PMD_VQ_LOOKAHEAD_SMALL + 6, big = PMD_VQ_LOOKAHEAD_SMALL + 2;
 	unsigned k;
 
+	_Static_assert(PMD_VQ_HINT_NEAR_BYTES < 4096 && PMD_VQ_HINT_SPLIT_BYTES < 4096,
+		       "a 4 KiB read's near hint and its first part must show as such");
 	sweep_burst_of_reads(base, 512);
 	cr_assert_eq(e.m.npf, PMD_VQ_LOOKAHEAD, "the first sweep's look-ahead");
 	cr_assert_eq(sweep_more_reads(n, 512), PMD_VQ_LOOKAHEAD_SMALL);
+	cr_assert(q->hint_near, "small reads' hints are near ones");
 	cr_assert_eq(e.m.npf, n - 1);
 	for (k = 1; k < n; k++) {
 		const unsigned at = k < PMD_VQ_LOOKAHEAD_SMALL ? 0 : k - PMD_VQ_LOOKAHEAD_SMALL;
@@ -872,9 +876,16 @@ Test(vq, small_reads_make_the_next_sweep_look_further_ahead)
 		cr_assert_eq(e.m.pf[k - 1].before_submit, base + at, "hint %u", k);
 		cr_assert_eq(e.m.req[base + k].flags, FM_REQ_PREFETCHED, "submit %u", k);
 	}
-	/* this 4 KiB sweep still follows the small one; the next does not */
-	cr_assert_eq(sweep_more_reads(8, 4096), PMD_VQ_LOOKAHEAD_SMALL);
-	cr_assert_eq(sweep_more_reads(8, 4096), PMD_VQ_LOOKAHEAD);
+	/* this 4 KiB sweep still follows the small one: near hints, the reads' first lines */
+	cr_assert_eq(sweep_more_reads(big, 4096), PMD_VQ_LOOKAHEAD_SMALL);
+	cr_assert_eq(e.m.npf, big - 1);
+	for (k = 0; k < e.m.npf; k++)
+		cr_assert_eq(e.m.pf[k].len, PMD_VQ_HINT_NEAR_BYTES, "hint %u", k);
+	/* the next does not: the usual hints, whole at its start, then in parts */
+	cr_assert_eq(sweep_more_reads(big, 4096), PMD_VQ_LOOKAHEAD);
+	cr_assert_not(q->hint_near);
+	cr_assert_eq(e.m.pf[0].len, 4096);
+	cr_assert_eq(e.m.pf[PMD_VQ_LOOKAHEAD - 1].len, PMD_VQ_HINT_SPLIT_BYTES);
 }
 
 /* Five reads of len bytes posted and swept: used in order; the sum of their offsets. */

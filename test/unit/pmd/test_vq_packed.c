@@ -1047,11 +1047,11 @@ static unsigned sweep_reads(unsigned n, uint32_t len)
 }
 
 /*
- * After a sweep of 512 B reads a packed ring's look-ahead is
- * PMD_VQP_LOOKAHEAD_SMALL chains (here two hinted before the first is
+ * After a sweep of 512 B reads a packed ring's look-ahead gives near hints
+ * PMD_VQP_LOOKAHEAD_SMALL chains ahead (here two hinted before the first is
  * served, then one more before each), not the split ring's
- * PMD_VQ_LOOKAHEAD_SMALL; after a sweep of 4 KiB reads PMD_VQ_LOOKAHEAD
- * again.
+ * PMD_VQ_LOOKAHEAD_SMALL; after a sweep of 4 KiB reads the usual hints
+ * PMD_VQ_LOOKAHEAD ahead again.
  */
 Test(vqp, small_reads_keep_the_look_ahead_near)
 {
@@ -1068,9 +1068,13 @@ Test(vqp, small_reads_keep_the_look_ahead_near)
 		expect_hint(k, 4096u * (k + 2), 512, at);
 	}
 	cr_assert_eq(fm.npf, 4);
+	cr_assert(q->hint_near, "small reads' hints are near ones");
 	cr_assert_eq(sweep_reads(5, 4096), PMD_VQP_LOOKAHEAD_SMALL,
 		     "still the small reads' distance");
+	for (unsigned k = 0; k < fm.npf; k++)
+		cr_assert_eq(fm.pf[k].len, PMD_VQ_HINT_NEAR_BYTES, "hint %u: not a near one", k);
 	cr_assert_eq(sweep_reads(5, 4096), PMD_VQ_LOOKAHEAD);
+	cr_assert_not(q->hint_near);
 	cr_assert_not(q->broken);
 }
 
