@@ -110,7 +110,7 @@
  * small reads stall more than they save.
  */
 #define PMD_VQ_SMALL_REQ_BYTES 1024u
-#define PMD_VQ_LOOKAHEAD_SMALL 8
+#define PMD_VQ_LOOKAHEAD_SMALL PMD_VQ_LOOKAHEAD_NEAR
 #define PMD_VQ_TOUCH_AHEAD_SMALL (PMD_VQ_LOOKAHEAD_SMALL + PMD_VQ_TOUCH_PAST_LOOK)
 /*
  * A packed ring's small requests are hinted this many ahead instead: each
